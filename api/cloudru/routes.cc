@@ -1,0 +1,7 @@
+#include "api/cloudru/routes.h"
+
+namespace schedemu::api {
+
+std::vector<RouteGroup> CloudRuRouteGroups(Emulator& /*emulator*/) { return {}; }
+
+}  // namespace schedemu::api

@@ -1,0 +1,66 @@
+// The running emulator as the api layer sees it: one World behind one mutex, the scenario it was
+// loaded from (for reset), and the options every dialect needs. Handlers take the lock through
+// WithWorld(), which first brings the world up to the clock's time.
+#ifndef SCHEDEMU_API_EMULATOR_H_
+#define SCHEDEMU_API_EMULATOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scheduler/world.h"
+
+namespace schedemu::api {
+
+struct EmulatorOptions {
+  std::string control_token;               // "" = control API open (loopback)
+  size_t max_body_bytes = 8 * 1024 * 1024;  // general body limit
+  size_t vertex_max_request_bytes = 1024 * 1024;  // Google's documented 1 MB limit
+  Clock::Mode clock_mode = Clock::Mode::kManual;
+  double speed = 1.0;
+  std::optional<uint64_t> seed;  // overrides the scenario's seed
+};
+
+class Emulator {
+ public:
+  // `wall` is the monotonic source for the realtime clock (the server passes steady_clock).
+  Emulator(EmulatorOptions options, Clock::WallSource wall);
+
+  // Loads a scenario (already parsed into a WorldConfig) and replaces the world.
+  absl::Status Load(WorldConfig config, std::string scenario_text);
+  // Back to the loaded scenario, same seed.
+  absl::Status Reset();
+
+  // Runs f(World&) under the lock, after syncing the world to the clock.
+  template <typename F>
+  auto WithWorld(F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    world_->Sync();
+    return std::forward<F>(f)(*world_);
+  }
+
+  const EmulatorOptions& options() const { return options_; }
+  const std::string& scenario_text() const { return scenario_text_; }
+  const WorldConfig& loaded_config() const { return loaded_config_; }
+  // A fresh UUID for x-request-id (not from the world's seeded generator, so request ids never
+  // perturb the world's identifiers).
+  std::string NextRequestId();
+
+ private:
+  EmulatorOptions options_;
+  Clock::WallSource wall_;
+  std::mutex mu_;
+  std::unique_ptr<World> world_;
+  WorldConfig loaded_config_;
+  std::string scenario_text_;
+  std::atomic<uint64_t> request_counter_{0};
+};
+
+}  // namespace schedemu::api
+
+#endif  // SCHEDEMU_API_EMULATOR_H_

@@ -1,0 +1,96 @@
+// Plain HTTP request/response values and route tables. The api layer speaks only these; the
+// server (Beast) turns sockets into HttpRequest and HttpResponse back into bytes, and routes with
+// the tables each dialect exports. No Beast here, so handlers are testable and fuzzable in-process.
+#ifndef SCHEDEMU_API_HTTP_H_
+#define SCHEDEMU_API_HTTP_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace schedemu::api {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // raw request target as received
+  std::string path;    // percent-decoded path, no query
+  std::string raw_query;  // the part after '?', undecoded
+  // Decoded query parameters in order (repeated keys kept).
+  std::vector<std::pair<std::string, std::string>> query;
+  // Header names lowercased; repeated headers joined by ", ".
+  std::map<std::string, std::string> headers;
+  std::string body;
+  // Path parameters captured by the route pattern ("{job_name}" -> value).
+  std::map<std::string, std::string> params;
+  std::string remote;  // peer address, "" in-process
+  int version = 11;    // 10 or 11
+
+  std::optional<std::string_view> Header(std::string_view lowercase_name) const;
+  std::optional<std::string_view> Query(std::string_view name) const;  // first value
+  std::vector<std::string_view> QueryAll(std::string_view name) const;
+  std::string_view Param(std::string_view name) const;  // "" when absent
+};
+
+// A chunk of a streamed (chunked) body. `done` ends the stream after `data` is written;
+// `retry_after_ms` says how long the server waits before polling again when `data` is empty.
+struct StreamChunk {
+  std::string data;
+  bool done = false;
+  int retry_after_ms = 50;
+};
+// Polled by the server until it returns done (or the client goes away). Called without any lock
+// held; it must take the emulator lock itself.
+using StreamPoller = std::function<StreamChunk()>;
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  StreamPoller stream;  // when set, `body` is sent first, then chunks until done
+  bool close = false;   // close the connection after this response
+  bool drop = false;    // drop the connection without answering (fault injection)
+  int delay_ms = 0;     // answer after this many wall milliseconds (fault injection)
+};
+
+using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+// A pattern is a '/'-separated path; a segment "{name}" captures one segment, "{name}:verb"
+// captures the part before a literal ":verb" suffix, "{name...}" captures the rest of the path.
+// Empty segments are ignored, so a trailing slash is optional.
+struct Route {
+  std::string method;
+  std::string pattern;
+  Handler handler;
+  std::string name;  // stable label for metrics, e.g. "cloudru.jobs.list"
+};
+
+// The routes of one dialect under a path prefix, with that dialect's answers for unknown paths
+// and wrong methods.
+struct RouteGroup {
+  std::string dialect;  // "cloudru", "slurm", "vertex", "control", "oauth", "dashboard"
+  std::string prefix;   // "/public/v2", "/slurm", "/slurmdb", "/v1beta1", "/emulator/v1", ...
+  std::vector<Route> routes;
+  Handler not_found;
+  Handler method_not_allowed;
+  // Applied before the route handler (auth, faults); a set response short-circuits.
+  std::function<std::optional<HttpResponse>(const HttpRequest&, const Route&)> before;
+};
+
+// Small helpers every dialect uses.
+HttpResponse JsonResponse(int status, std::string body);
+HttpResponse TextResponse(int status, std::string body);
+// Percent-decoding; returns nullopt on a malformed escape. `plus_as_space` for query strings.
+std::optional<std::string> PercentDecode(std::string_view in, bool plus_as_space);
+// Parses "a=1&b=2&a=3" into decoded pairs; nullopt on malformed escapes.
+std::optional<std::vector<std::pair<std::string, std::string>>> ParseQuery(std::string_view q);
+// "true/false/True/False/1/0" (case-insensitive); nullopt otherwise.
+std::optional<bool> ParseBool(std::string_view s);
+
+}  // namespace schedemu::api
+
+#endif  // SCHEDEMU_API_HTTP_H_

@@ -1,0 +1,45 @@
+// Scenario files: one JSON format for the world (regions, instance types, allocations, queues,
+// workspaces and credentials, Slurm clusters, partitions, users, behaviour rules, prices, seed,
+// clock mode) plus an optional timeline of actions and expectations. Errors name the file, the
+// JSON path of the bad field and why: "examples/x.json: $.allocations[1].nodes: expected an array".
+#ifndef SCHEDEMU_API_SCENARIO_SCENARIO_H_
+#define SCHEDEMU_API_SCENARIO_SCENARIO_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/world.h"
+
+namespace schedemu::api {
+
+// One timeline step: at virtual time `at` (seconds after the scenario start), do `action` (an
+// object whose shape depends on its "type"), or check `expect`. Kept as JSON text so the runner
+// can hand actions to the dialect handlers unchanged.
+struct TimelineStep {
+  double at_seconds = 0;
+  std::string json;  // the whole step object
+  std::string path;  // JSON path of the step in the file, for messages ("$.timeline[3]")
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  WorldConfig world;
+  std::optional<Clock::Mode> clock_mode;
+  std::optional<double> speed;
+  std::vector<TimelineStep> timeline;
+  std::string text;  // the file as given
+};
+
+// Parses and validates; InvalidArgument "<file>: <json path>: <why>" on the first bad field.
+absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view file_name);
+
+// The embedded default scenario (examples/default.json compiled into the binary).
+std::string_view DefaultScenarioText();
+
+}  // namespace schedemu::api
+
+#endif  // SCHEDEMU_API_SCENARIO_SCENARIO_H_
