@@ -18,8 +18,8 @@
 namespace schedemu::api {
 
 struct EmulatorOptions {
-  std::string control_token;               // "" = control API open (loopback)
-  size_t max_body_bytes = 8 * 1024 * 1024;  // general body limit
+  std::string control_token;                      // "" = control API open (loopback)
+  size_t max_body_bytes = 8 * 1024 * 1024;        // general body limit
   size_t vertex_max_request_bytes = 1024 * 1024;  // Google's documented 1 MB limit
   Clock::Mode clock_mode = Clock::Mode::kManual;
   double speed = 1.0;

@@ -15,9 +15,9 @@
 namespace schedemu::api {
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // raw request target as received
-  std::string path;    // percent-decoded path, no query
+  std::string method;     // "GET", "POST", ...
+  std::string target;     // raw request target as received
+  std::string path;       // percent-decoded path, no query
   std::string raw_query;  // the part after '?', undecoded
   // Decoded query parameters in order (repeated keys kept).
   std::vector<std::pair<std::string, std::string>> query;

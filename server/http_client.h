@@ -9,7 +9,7 @@
 namespace schedemu {
 
 struct HttpClientResponse {
-  int status = 0;  // 0 = transport error (see `error`)
+  int status = 0;                              // 0 = transport error (see `error`)
   std::map<std::string, std::string> headers;  // names lowercased
   std::string body;
   std::string error;

@@ -1,0 +1,42 @@
+#include "api/emulator.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+
+namespace schedemu::api {
+
+Emulator::Emulator(EmulatorOptions options, Clock::WallSource wall)
+    : options_(std::move(options)), wall_(std::move(wall)) {}
+
+absl::Status Emulator::Load(WorldConfig config, std::string scenario_text) {
+  if (options_.seed) config.seed = *options_.seed;
+  absl::StatusOr<World> world = World::Create(config, wall_);
+  if (!world.ok()) return world.status();
+  world->clock().SetMode(options_.clock_mode);
+  world->clock().SetSpeed(options_.speed);
+  world->clock().Set(world->now());
+  std::lock_guard<std::mutex> lock(mu_);
+  world_ = std::make_unique<World>(std::move(*world));
+  loaded_config_ = std::move(config);
+  scenario_text_ = std::move(scenario_text);
+  return absl::OkStatus();
+}
+
+absl::Status Emulator::Reset() {
+  WorldConfig config = loaded_config_;
+  std::string text = scenario_text_;
+  return Load(std::move(config), std::move(text));
+}
+
+std::string Emulator::NextRequestId() {
+  // Counter-based, UUID-shaped (version 4 layout); never touches the world's generator.
+  uint64_t n = request_counter_.fetch_add(1, std::memory_order_relaxed) + 1;
+  uint64_t mixed = n * 0x9E3779B97F4A7C15ull;
+  return absl::StrFormat("%08x-%04x-4%03x-8%03x-%012x", static_cast<uint32_t>(mixed >> 32),
+                         static_cast<uint32_t>((mixed >> 16) & 0xffff),
+                         static_cast<uint32_t>(mixed & 0xfff),
+                         static_cast<uint32_t>((n >> 48) & 0xfff), n & 0xffffffffffffull);
+}
+
+}  // namespace schedemu::api

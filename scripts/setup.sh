@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need from Debian bookworm, only when missing (idempotent:
+# a second run installs nothing). Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ ccache pkg-config
+  libboost1.81-dev nlohmann-json3-dev libabsl-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-requests python3-google-auth python3-jsonschema openssl
+)
+if [ "${SCHEDEMU_SETUP_EXTRA:-}" != "" ]; then
+  # shellcheck disable=SC2206
+  PACKAGES+=(${SCHEDEMU_SETUP_EXTRA})
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

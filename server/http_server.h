@@ -1,0 +1,56 @@
+// The HTTP/1.1 server: an Asio thread pool, one strand per connection, keep-alive, pipelined
+// requests answered in order, chunked streaming responses, limits (header size, body size,
+// header/body/idle timeouts, connection cap) and a graceful drain on Stop().
+#ifndef SCHEDEMU_SERVER_HTTP_SERVER_H_
+#define SCHEDEMU_SERVER_HTTP_SERVER_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "server/router.h"
+
+namespace schedemu {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0 = pick a free port
+  int threads = 2;
+  size_t header_limit = 16 * 1024;      // bytes of request line + headers
+  size_t body_limit = 8 * 1024 * 1024;  // bytes of body (413 above)
+  int header_timeout_ms = 10'000;       // first request line + headers
+  int body_timeout_ms = 30'000;         // body after the headers
+  int idle_timeout_ms = 60'000;         // keep-alive wait for the next request
+  int max_connections = 1024;           // above: 503 and close
+  int drain_timeout_ms = 5'000;         // Stop(): wait this long for in-flight requests
+};
+
+class HttpServer {
+ public:
+  HttpServer(ServerOptions options, const Router& router);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens; after it returns OK, port() is the bound port and connections queue.
+  absl::Status Listen();
+  int port() const;
+  // Runs the thread pool; returns after Stop() has drained (or timed out).
+  void Run();
+  // Thread-safe, idempotent: stop accepting, finish in-flight requests, close idle connections.
+  void Stop();
+  // Invoked (on an io thread) every `period_ms` while running; the server uses it to let the
+  // realtime clock process due events even when no request arrives.
+  void SetTicker(int period_ms, std::function<void()> tick);
+
+  struct Impl;  // public only so that the connection class in the .cc can name it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace schedemu
+
+#endif  // SCHEDEMU_SERVER_HTTP_SERVER_H_

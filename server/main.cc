@@ -1,0 +1,250 @@
+// schedemu: one binary, three commands.
+//   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
+//                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
+//   schedemu run FILE [--format table|json] [--until T]
+//   schedemu replay TRACE.swf --scenario FILE
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "api/emulator.h"
+#include "api/routes.h"
+#include "api/scenario/scenario.h"
+#include "server/commands.h"
+#include "server/http_server.h"
+#include "server/log.h"
+#include "server/router.h"
+
+namespace schedemu {
+namespace {
+
+constexpr int kUsageError = 2;
+
+const char kUsage[] =
+    "usage: schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime]\n"
+    "                      [--speed X] [--seed N] [--log-level error|warn|info|debug]\n"
+    "                      [--control-token T] [--max-body-bytes N]\n"
+    "       schedemu run FILE [--format table|json] [--until T]\n"
+    "       schedemu replay TRACE.swf --scenario FILE\n";
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Parses "--name value" / "--name=value" flags; positional arguments are kept in order.
+struct Args {
+  std::map<std::string, std::string> flags;
+  std::vector<std::string> positional;
+};
+
+std::optional<Args> ParseArgs(int argc, char** argv, int first,
+                              const std::vector<std::string>& known, std::string* error) {
+  Args args;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) {
+      args.positional.push_back(a);
+      continue;
+    }
+    std::string name = a.substr(2), value;
+    size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      *error = absl::StrCat("flag --", name, " needs a value");
+      return std::nullopt;
+    }
+    bool ok = false;
+    for (const auto& k : known) ok = ok || k == name;
+    if (!ok) {
+      *error = absl::StrCat("unknown flag --", name);
+      return std::nullopt;
+    }
+    args.flags[name] = value;
+  }
+  return args;
+}
+
+int UsageError(const std::string& message) {
+  std::cerr << "schedemu: " << message << "\n" << kUsage;
+  return kUsageError;
+}
+
+bool ReadFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+int Serve(int argc, char** argv) {
+  std::string error;
+  auto args = ParseArgs(argc, argv, 2,
+                        {"host", "port", "scenario", "clock", "speed", "seed", "log-level",
+                         "control-token", "max-body-bytes", "threads"},
+                        &error);
+  if (!args) return UsageError(error);
+  if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
+  auto flag = [&](const std::string& name, const std::string& def) {
+    auto it = args->flags.find(name);
+    return it == args->flags.end() ? def : it->second;
+  };
+
+  ServerOptions server_options;
+  server_options.host = flag("host", "127.0.0.1");
+  int port = 0;
+  if (!absl::SimpleAtoi(flag("port", "8080"), &port) || port < 0 || port > 65535) {
+    return UsageError("--port: expected an integer 0..65535, got '" + flag("port", "") + "'");
+  }
+  server_options.port = port;
+  int threads = 2;
+  if (!absl::SimpleAtoi(flag("threads", "2"), &threads) || threads < 1 || threads > 64) {
+    return UsageError("--threads: expected an integer 1..64");
+  }
+  server_options.threads = threads;
+
+  api::EmulatorOptions options;
+  options.control_token = flag("control-token", "");
+  if (args->flags.count("max-body-bytes")) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(flag("max-body-bytes", ""), &n) || n < 1024 || n > (1ll << 30)) {
+      return UsageError("--max-body-bytes: expected an integer 1024..1073741824");
+    }
+    options.max_body_bytes = static_cast<size_t>(n);
+  }
+  // The transport limit leaves room above the Vertex 1 MB limit so that the envelope answers
+  // INVALID_ARGUMENT in Google's shape instead of a bare 413.
+  server_options.body_limit =
+      std::max(options.max_body_bytes, options.vertex_max_request_bytes + 64 * 1024);
+
+  if (!SetLogLevel(flag("log-level", "info"))) {
+    return UsageError("--log-level: expected error, warn, info or debug");
+  }
+
+  std::string scenario_file = flag("scenario", "");
+  std::string text;
+  std::string display_name = "<embedded default scenario>";
+  if (scenario_file.empty()) {
+    text = std::string(api::DefaultScenarioText());
+  } else {
+    display_name = scenario_file;
+    if (!ReadFile(scenario_file, &text)) {
+      std::cerr << "schedemu: " << scenario_file << ": cannot read file\n";
+      return kUsageError;
+    }
+  }
+  absl::StatusOr<api::Scenario> scenario = api::ParseScenario(text, display_name);
+  if (!scenario.ok()) {
+    std::cerr << "schedemu: " << scenario.status().message() << "\n";
+    return kUsageError;
+  }
+
+  // Clock: flag, else the scenario's, else realtime at speed 1.
+  options.clock_mode = scenario->clock_mode.value_or(Clock::Mode::kRealtime);
+  options.speed = scenario->speed.value_or(1.0);
+  if (args->flags.count("clock")) {
+    std::string c = flag("clock", "");
+    if (c == "manual") {
+      options.clock_mode = Clock::Mode::kManual;
+    } else if (c == "realtime") {
+      options.clock_mode = Clock::Mode::kRealtime;
+    } else {
+      return UsageError("--clock: expected manual or realtime, got '" + c + "'");
+    }
+  }
+  if (args->flags.count("speed")) {
+    double speed = 0;
+    if (!absl::SimpleAtod(flag("speed", ""), &speed) || !(speed > 0) || speed > 1e6) {
+      return UsageError("--speed: expected a number > 0 and <= 1000000");
+    }
+    options.speed = speed;
+  }
+  if (args->flags.count("seed")) {
+    uint64_t seed = 0;
+    if (!absl::SimpleAtoi(flag("seed", ""), &seed)) {
+      return UsageError("--seed: expected a non-negative integer");
+    }
+    options.seed = seed;
+  }
+
+  api::Emulator emulator(options, &WallMs);
+  if (absl::Status s = emulator.Load(scenario->world, scenario->text); !s.ok()) {
+    std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
+    return kUsageError;
+  }
+
+  Router router(api::AllRouteGroups(emulator));
+  InstallRequestObserver(router, emulator);
+  HttpServer server(server_options, router);
+  if (absl::Status s = server.Listen(); !s.ok()) {
+    std::cerr << "schedemu: " << s.message() << "\n";
+    return 1;
+  }
+  if (options.clock_mode == Clock::Mode::kRealtime) {
+    // Lets due events (job ends, requeues) happen even when no request arrives.
+    server.SetTicker(20, [&emulator] { emulator.WithWorld([](World&) {}); });
+  }
+
+  // Signals: a dedicated thread waits for SIGINT/SIGTERM and asks the server to drain.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread signal_thread([&server, set] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (sig != 0) server.Stop();
+  });
+
+  std::string host = server_options.host;
+  std::cout << "listening on http://"
+            << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":"
+            << server.port() << std::endl;
+  LogInfo(absl::StrCat("scenario ", display_name, ", clock ",
+                       options.clock_mode == Clock::Mode::kManual ? "manual" : "realtime",
+                       ", speed ", options.speed));
+  server.Run();
+  // Wake the signal thread if the server stopped for another reason.
+  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+  LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace schedemu
+
+int main(int argc, char** argv) {
+  using namespace schedemu;
+  if (argc < 2) return UsageError("missing command");
+  std::string command = argv[1];
+  if (command == "serve") return Serve(argc, argv);
+  if (command == "run") return RunCommand(argc, argv);
+  if (command == "replay") return ReplayCommand(argc, argv);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  return UsageError("unknown command '" + command + "'");
+}

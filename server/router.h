@@ -1,0 +1,53 @@
+// Routes an HttpRequest to the handler of the matching RouteGroup/Route: longest matching prefix
+// first, then the first pattern that matches; the group's own not_found / method_not_allowed
+// answers otherwise. No sockets here, so the whole request path is testable and fuzzable.
+#ifndef SCHEDEMU_SERVER_ROUTER_H_
+#define SCHEDEMU_SERVER_ROUTER_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/http.h"
+
+namespace schedemu {
+
+class Router {
+ public:
+  // Called after every dispatched request: route label ("cloudru.jobs.list", "<dialect>.unknown"),
+  // status, handler seconds.
+  using Observer = std::function<void(const std::string& route, int status, double seconds)>;
+
+  explicit Router(std::vector<api::RouteGroup> groups);
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+
+  // Fills path/query/params from `request.target` and dispatches. Never throws: a handler that
+  // throws becomes a 500 in the group's dialect-neutral JSON.
+  api::HttpResponse Dispatch(api::HttpRequest& request) const;
+
+  // Splits "/a//b/" into {"a","b"}.
+  static std::vector<std::string_view> Segments(std::string_view path);
+
+ private:
+  struct CompiledRoute {
+    const api::Route* route;
+    std::vector<std::string> segments;
+  };
+  struct CompiledGroup {
+    const api::RouteGroup* group;
+    std::vector<std::string> prefix;
+    std::vector<CompiledRoute> routes;
+  };
+  api::HttpResponse DispatchInGroup(const CompiledGroup& g, api::HttpRequest& request,
+                                    const std::vector<std::string_view>& segments,
+                                    std::string* label) const;
+
+  std::vector<api::RouteGroup> groups_;
+  std::vector<CompiledGroup> compiled_;
+  Observer observer_;
+};
+
+}  // namespace schedemu
+
+#endif  // SCHEDEMU_SERVER_ROUTER_H_

@@ -1,0 +1,270 @@
+// The HTTP layer on its own: an in-process HttpServer with test routes, driven over loopback
+// with raw sockets so malformed and unusual requests can be sent byte for byte.
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/http_client.h"
+#include "server/router.h"
+
+namespace schedemu {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::vector<api::RouteGroup> TestRoutes(std::atomic<int>* stream_polls) {
+  api::RouteGroup g;
+  g.dialect = "test";
+  g.prefix = "/t";
+  g.routes.push_back({"GET", "/t/echo/{name}",
+                      [](const api::HttpRequest& r) {
+                        std::string q(r.Query("q").value_or("-"));
+                        return api::TextResponse(200, std::string(r.Param("name")) + ":" + q);
+                      },
+                      "t.echo"});
+  g.routes.push_back({"POST", "/t/body",
+                      [](const api::HttpRequest& r) {
+                        return api::TextResponse(200, std::to_string(r.body.size()));
+                      },
+                      "t.body"});
+  g.routes.push_back({"GET", "/t/stream",
+                      [stream_polls](const api::HttpRequest&) {
+                        api::HttpResponse res = api::TextResponse(200, "first\n");
+                        auto n = std::make_shared<int>(0);
+                        res.stream = [n, stream_polls] {
+                          stream_polls->fetch_add(1);
+                          api::StreamChunk c;
+                          if (++*n <= 3) c.data = "line " + std::to_string(*n) + "\n";
+                          c.done = *n >= 3;
+                          return c;
+                        };
+                        return res;
+                      },
+                      "t.stream"});
+  g.not_found = [](const api::HttpRequest&) { return api::JsonResponse(404, R"({"nf":1})"); };
+  g.method_not_allowed = [](const api::HttpRequest&) {
+    return api::JsonResponse(405, R"({"mna":1})");
+  };
+  return {g};
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void StartServer(ServerOptions options = {}) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    router_ = std::make_unique<Router>(TestRoutes(&polls_));
+    server_ = std::make_unique<HttpServer>(options, *router_);
+    ASSERT_TRUE(server_->Listen().ok());
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  void TearDown() override {
+    if (server_) {
+      server_->Stop();
+      thread_.join();
+    }
+  }
+
+  int Connect() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    return fd;
+  }
+
+  // Sends raw bytes and reads until the peer closes (or 5 s pass).
+  std::string RawExchange(const std::string& bytes, bool half_close = false) {
+    int fd = Connect();
+    EXPECT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+    if (half_close) shutdown(fd, SHUT_WR);
+    std::string out;
+    char buf[4096];
+    for (;;) {
+      ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    close(fd);
+    return out;
+  }
+
+  std::atomic<int> polls_{0};
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
+};
+
+TEST_F(HttpServerTest, RoutesWithParamsAndDecodedQuery) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  auto r = c.Request("GET", "/t/echo/abc?q=a%20b+c", {}, "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "abc:a b c");
+  EXPECT_EQ(r.Header("content-type"), "text/plain");
+}
+
+TEST_F(HttpServerTest, GroupAnswersUnknownPathAndWrongMethod) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  EXPECT_EQ(c.Request("GET", "/t/nope", {}, "").body, R"({"nf":1})");
+  auto r = c.Request("DELETE", "/t/echo/x", {}, "");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.body, R"({"mna":1})");
+  // Outside every group: the generic JSON 404.
+  EXPECT_EQ(c.Request("GET", "/elsewhere", {}, "").status, 404);
+}
+
+TEST_F(HttpServerTest, TrailingSlashAndDoubleSlashesAreIgnored) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  EXPECT_EQ(c.Request("GET", "/t//echo/x/", {}, "").body, "x:-");
+}
+
+TEST_F(HttpServerTest, MalformedPercentEncodingIs400) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  EXPECT_EQ(c.Request("GET", "/t/echo/%zz", {}, "").status, 400);
+  EXPECT_EQ(c.Request("GET", "/t/echo/x?q=%", {}, "").status, 400);
+}
+
+TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(c.Request("GET", "/t/echo/" + std::to_string(i), {}, "").body,
+              std::to_string(i) + ":-");
+  }
+}
+
+TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
+  StartServer();
+  std::string out = RawExchange(
+      "GET /t/echo/one HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/echo/two HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/echo/three HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  size_t a = out.find("one:-"), b = out.find("two:-"), c = out.find("three:-");
+  ASSERT_NE(a, std::string::npos) << out;
+  ASSERT_NE(b, std::string::npos) << out;
+  ASSERT_NE(c, std::string::npos) << out;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+}
+
+TEST_F(HttpServerTest, Http10GetsAnAnswerAndTheConnectionCloses) {
+  StartServer();
+  std::string out = RawExchange("GET /t/echo/old HTTP/1.0\r\n\r\n");
+  EXPECT_THAT(out, StartsWith("HTTP/1.0 200"));
+  EXPECT_THAT(out, HasSubstr("old:-"));
+}
+
+TEST_F(HttpServerTest, ChunkedRequestBodyIsDecoded) {
+  StartServer();
+  std::string out = RawExchange(
+      "POST /t/body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+      "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
+  EXPECT_THAT(out, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(out, HasSubstr("\r\n\r\n11"));
+}
+
+TEST_F(HttpServerTest, BodyOverTheLimitIs413) {
+  ServerOptions o;
+  o.body_limit = 1024;
+  StartServer(o);
+  HttpClient c("127.0.0.1", server_->port());
+  auto r = c.Request("POST", "/t/body", {}, std::string(4096, 'x'));
+  EXPECT_EQ(r.status, 413);
+  // The server is still fine afterwards.
+  HttpClient c2("127.0.0.1", server_->port());
+  EXPECT_EQ(c2.Request("POST", "/t/body", {}, std::string(100, 'x')).body, "100");
+}
+
+TEST_F(HttpServerTest, HeadersOverTheLimitAre431) {
+  ServerOptions o;
+  o.header_limit = 2048;
+  StartServer(o);
+  std::string out = RawExchange(
+      "GET /t/echo/x HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(8000, 'a') + "\r\n\r\n");
+  EXPECT_THAT(out, StartsWith("HTTP/1.1 431"));
+}
+
+TEST_F(HttpServerTest, BadContentLengthIs400) {
+  StartServer();
+  std::string out =
+      RawExchange("POST /t/body HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\nhello");
+  EXPECT_THAT(out, StartsWith("HTTP/1.1 400"));
+}
+
+TEST_F(HttpServerTest, GarbageIs400AndTheServerLivesOn) {
+  StartServer();
+  std::string out = RawExchange("\x01\x02 not http at all\r\n\r\n");
+  EXPECT_THAT(out, StartsWith("HTTP/1.1 400"));
+  HttpClient c("127.0.0.1", server_->port());
+  EXPECT_EQ(c.Request("GET", "/t/echo/x", {}, "").status, 200);
+}
+
+TEST_F(HttpServerTest, SlowClientIsDisconnectedAfterTheHeaderTimeout) {
+  ServerOptions o;
+  o.header_timeout_ms = 200;
+  StartServer(o);
+  int fd = Connect();
+  std::string partial = "GET /t/echo/x HTTP/1.1\r\nHost:";
+  send(fd, partial.data(), partial.size(), MSG_NOSIGNAL);
+  char buf[64];
+  // The server closes without answering: recv returns 0 well before our 5 s socket timeout.
+  ssize_t n = recv(fd, buf, sizeof buf, 0);
+  EXPECT_EQ(n, 0);
+  close(fd);
+}
+
+TEST_F(HttpServerTest, ConnectionCapRefusesCleanly) {
+  ServerOptions o;
+  o.max_connections = 1;
+  StartServer(o);
+  HttpClient first("127.0.0.1", server_->port());
+  ASSERT_EQ(first.Request("GET", "/t/echo/x", {}, "").status, 200);  // holds the one slot
+  HttpClient second("127.0.0.1", server_->port());
+  EXPECT_EQ(second.Request("GET", "/t/echo/y", {}, "").status, 503);
+}
+
+TEST_F(HttpServerTest, StreamedResponseIsChunkedUntilDone) {
+  StartServer();
+  std::string out = RawExchange("GET /t/stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_THAT(out, HasSubstr("Transfer-Encoding: chunked"));
+  size_t first = out.find("first\n"), l1 = out.find("line 1\n"), l3 = out.find("line 3\n");
+  ASSERT_NE(first, std::string::npos) << out;
+  ASSERT_NE(l1, std::string::npos) << out;
+  ASSERT_NE(l3, std::string::npos) << out;
+  EXPECT_LT(first, l1);
+  EXPECT_THAT(out, HasSubstr("\r\n0\r\n\r\n"));  // last chunk
+  EXPECT_EQ(polls_.load(), 3);
+}
+
+TEST_F(HttpServerTest, StopDrainsAndRunReturns) {
+  StartServer();
+  HttpClient c("127.0.0.1", server_->port());
+  EXPECT_EQ(c.Request("GET", "/t/echo/x", {}, "").status, 200);
+  server_->Stop();
+  thread_.join();
+  server_.reset();  // TearDown must not stop it twice
+}
+
+}  // namespace
+}  // namespace schedemu
