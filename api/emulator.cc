@@ -3,11 +3,14 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "api/control/control_plane.h"
 
 namespace schedemu::api {
 
 Emulator::Emulator(EmulatorOptions options, Clock::WallSource wall)
-    : options_(std::move(options)), wall_(std::move(wall)) {}
+    : options_(std::move(options)),
+      wall_(std::move(wall)),
+      control_(std::make_shared<ControlPlane>()) {}
 
 absl::Status Emulator::Load(WorldConfig config, std::string scenario_text) {
   if (options_.seed) config.seed = *options_.seed;

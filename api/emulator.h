@@ -17,6 +17,8 @@
 
 namespace schedemu::api {
 
+class ControlPlane;  // api/control/control_plane.h: fault rules and snapshots
+
 struct EmulatorOptions {
   std::string control_token;                      // "" = control API open (loopback)
   size_t max_body_bytes = 8 * 1024 * 1024;        // general body limit
@@ -51,6 +53,10 @@ class Emulator {
   // perturb the world's identifiers).
   std::string NextRequestId();
 
+  // Fault rules and snapshots of the control API (api/control/control_plane.h). Thread-safe on
+  // its own; never called with the world lock required.
+  ControlPlane& control() { return *control_; }
+
  private:
   EmulatorOptions options_;
   Clock::WallSource wall_;
@@ -59,6 +65,7 @@ class Emulator {
   WorldConfig loaded_config_;
   std::string scenario_text_;
   std::atomic<uint64_t> request_counter_{0};
+  std::shared_ptr<ControlPlane> control_;
 };
 
 }  // namespace schedemu::api

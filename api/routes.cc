@@ -1,6 +1,7 @@
 #include "api/routes.h"
 
 #include "api/cloudru/routes.h"
+#include "api/control/faults.h"
 #include "api/control/routes.h"
 #include "api/slurm/routes.h"
 #include "api/vertex/routes.h"
@@ -13,6 +14,8 @@ std::vector<RouteGroup> AllRouteGroups(Emulator& emulator) {
                      &SlurmDirectRouteGroups}) {
     for (RouteGroup& g : make(emulator)) groups.push_back(std::move(g));
   }
+  // Control-plane fault rules answer before the dialects' own hooks (api/control/faults.h).
+  InstallFaultHooks(groups, emulator);
   return groups;
 }
 

@@ -70,6 +70,11 @@ struct ScriptInterpretation {
 };
 ScriptInterpretation InterpretScript(std::string_view script);
 
+// Slurm time limit syntax: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+// "days-hours:minutes", "days-hours:minutes:seconds"; "UNLIMITED"/"infinite" -> kNever.
+// InvalidArgument otherwise.
+absl::StatusOr<TimeMs> ParseSlurmTimeLimit(std::string_view text);
+
 // Glob match with * and ?.
 bool GlobMatch(std::string_view pattern, std::string_view text);
 

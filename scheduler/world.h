@@ -162,8 +162,14 @@ struct Node {
   int allocation = -1;  // index into World::allocations()
   int cluster = -1;     // index into World::clusters()
 
+  // Added: GPUs with owner kNoJob, whatever the node state (kept by the world, O(1)).
+  int free_gpus = 0;
+  // Added: RemoveNode() keeps the index stable and marks the node removed (and down).
+  bool removed = false;
+
   int gpus() const { return static_cast<int>(gpu_owner.size()); }
   int FreeGpus() const;  // free and usable now (0 when down/drained)
+  int FreeCpus() const { return cpus - cpus_used; }
 };
 
 struct Allocation {
@@ -307,6 +313,19 @@ struct Job {
   std::vector<JobRun> runs;    // every run, the open one last
   uint64_t generation = 0;     // bumps on every start/stop; stale events are ignored
   int64_t queue_seq = 0;       // tie-breaker for ordering (submit order)
+  // ---- Added ----
+  // Effective time limit: Slurm request/#SBATCH --time, else partition DefaultTime, else MaxTime;
+  // Cloud.ru stop_timer. kNever = unlimited.
+  TimeMs time_limit = kNever;
+  // Running: start + time_limit (kNever when unlimited); Slurm "expected end".
+  TimeMs expected_end = kNever;
+  // kCompleting: when the epilog ends and the job reaches `after_completing`.
+  TimeMs completing_until = 0;
+  // Slurm MinJobAge: a terminal job leaves the live view (slurmrestd GET /job answers "unknown")
+  // `min_job_age` after it became terminal. FindSlurmJob still returns it (for slurmdb
+  // accounting); the live view must skip jobs with purged == true.
+  bool purged = false;
+  TimeMs purge_at = 0;  // 0 = not scheduled
 
   int TotalGpus() const { return request.workers * request.gpus_per_worker; }
   const JobRun& CurrentRun() const { return runs.back(); }
@@ -351,6 +370,10 @@ struct Event {
 // Priority ranks. Cloud.ru: shared-low 1 < shared-medium 2 < low 10 < medium 20 < high 30.
 // Slurm: the partition's PriorityTier * 100.
 int CloudRuPriorityRank(std::string_view priority_class);  // -1 when unknown
+
+// Added: Slurm hostlist compression: {"a3-00",...,"a3-07","b1"} -> "a3-0[0-7],b1"; keeps the
+// first-seen order of prefixes.
+std::string HostList(const std::vector<std::string>& names);
 
 class World {
  public:
@@ -407,6 +430,15 @@ class World {
   std::vector<const Job*> PendingOrderSlurm(int cluster, int partition) const;
   // 1-based position in its pending order, 0 when not pending.
   int QueuePosition(const Job& job) const;
+  // Added: node names of the job's current placement (distinct, placement order) and the
+  // placement as a string ("alloc-1/node-a:0-1,alloc-2/node-c:0-1" / Slurm hostlist "a3-0[0-7]").
+  std::vector<std::string> JobNodeNames(const Job& job) const;
+  std::string PlacementString(const Job& job) const;
+  // Added: runs the scheduling pass now if one is due (submits and capacity changes only mark the
+  // world dirty; AdvanceTo/Sync run the pass). Slurm jobs show reason "None" until it ran.
+  void RunSchedulingPass();
+  // Added: number of jobs that are pending, running, completing or restarting.
+  int64_t ActiveJobs() const { return active_jobs_; }
   // Output lines a job's runs have printed up to now (every run, in order), with absolute time.
   std::vector<std::pair<TimeMs, std::string>> OutputSoFar(const Job& job) const;
 
@@ -498,6 +530,30 @@ class World {
   JobId next_job_ = 1;
   int64_t next_queue_seq_ = 1;
   bool dirty_ = false;  // a scheduling pass is due
+
+  friend struct WorldImpl;  // world.cc: placement, preemption, passes, state machines
+  // Pending order key: rank desc, then queue_seq asc.
+  struct PendingKey {
+    int rank;
+    int64_t seq;
+    JobId id;
+    bool operator<(const PendingKey& o) const {
+      if (rank != o.rank) return rank > o.rank;
+      if (seq != o.seq) return seq < o.seq;
+      return id < o.id;
+    }
+  };
+  std::vector<std::set<PendingKey>> cloudru_pending_;  // per region: eligible pending jobs
+  std::vector<std::set<PendingKey>> slurm_pending_;    // per cluster: eligible, not held
+  // Placement pools: allocations first, then every partition of every cluster.
+  std::vector<std::set<std::pair<int, NodeIndex>>> pool_free_;  // (free GPUs, node), Up nodes
+  std::vector<std::vector<int>> node_pools_;                    // per node: pools it is in
+  std::vector<int> partition_pool_base_;                        // per cluster
+  std::vector<std::set<JobId>> node_jobs_;  // per node: jobs with a worker on it (running/completing)
+  std::vector<JobId> node_reserved_;  // per node: Slurm preemptor waiting for victims' epilog
+  std::map<JobId, std::vector<NodeIndex>> reservations_;
+  std::map<std::string, int64_t, std::less<>> ws_active_gpus_;  // Cloud.ru gpu_limit accounting
+  int64_t active_jobs_ = 0;
 };
 
 }  // namespace schedemu

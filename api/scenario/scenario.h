@@ -2,6 +2,7 @@
 // workspaces and credentials, Slurm clusters, partitions, users, behaviour rules, prices, seed,
 // clock mode) plus an optional timeline of actions and expectations. Errors name the file, the
 // JSON path of the bad field and why: "examples/x.json: $.allocations[1].nodes: expected an array".
+// The format is documented by examples/scenario.schema.json.
 #ifndef SCHEDEMU_API_SCENARIO_SCENARIO_H_
 #define SCHEDEMU_API_SCENARIO_SCENARIO_H_
 
@@ -10,7 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
+#include "api/scenario/json_reader.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {
@@ -39,6 +43,18 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view f
 
 // The embedded default scenario (examples/default.json compiled into the binary).
 std::string_view DefaultScenarioText();
+
+// ---- pieces shared with the control API (same JSON shapes as in scenario files) ----
+
+// {"runtime": dur, "exit_code": int, "output": [str], "fail_at": dur}
+BehaviourSpec ReadBehaviourSpec(JsonObjectReader& r);
+// {"id"?: str, "match": {"dialect","tenant","queue","name_pattern"}, "behaviour": {...}}
+BehaviourRule ReadBehaviourRule(JsonObjectReader& r);
+nlohmann::json BehaviourSpecToJson(const BehaviourSpec& spec);
+nlohmann::json BehaviourRuleToJson(const BehaviourRule& rule);
+// Expands Slurm hostlist expressions: "a3-[0-3]" -> a3-0..a3-3, "n[1,3-4]x" -> n1x n3x n4x.
+// nullopt when malformed.
+std::optional<std::vector<std::string>> ExpandHostlist(std::string_view expr);
 
 }  // namespace schedemu::api
 

@@ -1,7 +1,99 @@
+// The direct slurmrestd-compatible listener: /slurm/... and /slurmdb/... with slurmrestd's
+// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers.
+//
+// Authentication: X-SLURM-USER-TOKEN must be a token of a scenario principal (its static token,
+// e.g. "demo-token", or an unexpired token minted for its e-mail by the OAuth endpoint) and
+// X-SLURM-USER-NAME must be that principal's Linux user. Anything else: 401 text/plain
+// "Authentication failure" (Connection: close), as slurmrestd.
+// Cluster: the world's first cluster, or the one named by the X-SCHEDEMU-CLUSTER header (full
+// resource name "projects/P/locations/L/modelDevelopmentClusters/C" or just "C").
 #include "api/slurm/routes.h"
+
+#include "absl/strings/str_cat.h"
+#include "api/slurm/absl_compat.h"
+#include "api/slurm/errors.h"
+#include "api/slurm/handlers.h"
+#include "api/vertex/principals.h"
 
 namespace schedemu::api {
 
-std::vector<RouteGroup> SlurmDirectRouteGroups(Emulator& /*emulator*/) { return {}; }
+using slurm::AV;
+
+namespace {
+
+HttpResponse ToHttp(slurm::SlurmResponse r) {
+  HttpResponse out;
+  out.status = r.status;
+  out.content_type = r.content_type;
+  out.body = std::move(r.body);
+  if (!r.is_json()) out.close = true;
+  return out;
+}
+
+HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
+  std::optional<std::string_view> user = req.Header("x-slurm-user-name");
+  std::optional<std::string_view> token = req.Header("x-slurm-user-token");
+  std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
+  bool authenticated = false;
+  std::string cluster;
+  bool cluster_ok = true;
+  if (user && token && !user->empty() && !token->empty()) {
+    emu.WithWorld([&](World& w) {
+      vertex::ResolvedPrincipal p = vertex::ResolveBearerToken(w, *token);
+      authenticated = p.check == vertex::TokenCheck::kOk && p.principal->linux_user == *user;
+      if (!authenticated || !cluster_header) return;
+      cluster_ok = false;
+      for (const SlurmCluster& c : w.clusters()) {
+        if (c.config.ResourceName() == *cluster_header || c.config.name == *cluster_header) {
+          cluster = c.config.ResourceName();
+          cluster_ok = true;
+        }
+      }
+    });
+  }
+  if (!authenticated) {
+    HttpResponse r = TextResponse(401, std::string(slurm::kTextAuthenticationFailure));
+    r.close = true;
+    return r;
+  }
+  if (!cluster_ok) {
+    HttpResponse r = TextResponse(
+        404, absl::StrCat("Unknown cluster in X-SCHEDEMU-CLUSTER: ", AV(*cluster_header)));
+    r.close = true;
+    return r;
+  }
+  slurm::SlurmRequest sreq;
+  sreq.method = req.method;
+  sreq.target = req.target;
+  if (!req.body.empty()) sreq.body = req.body;
+  sreq.user = std::string(*user);
+  sreq.cluster = cluster;
+  sreq.client_source =
+      absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
+  return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
+}
+
+RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
+  RouteGroup g;
+  g.dialect = "slurm";
+  g.prefix = prefix;
+  auto handler = [&emu](const HttpRequest& r) { return Direct(emu, r); };
+  for (const char* method : {"GET", "POST", "DELETE"}) {
+    g.routes.push_back({method, "{path...}", handler,
+                        absl::StrCat(prefix == "/slurm" ? "slurm." : "slurmdb.", method)});
+  }
+  g.not_found = handler;
+  g.method_not_allowed = handler;
+  return g;
+}
+
+}  // namespace
+
+std::vector<RouteGroup> SlurmDirectRouteGroups(Emulator& emulator) {
+  std::vector<RouteGroup> groups;
+  groups.push_back(DirectGroup(emulator, "/slurm"));
+  groups.push_back(DirectGroup(emulator, "/slurmdb"));
+  return groups;
+}
 
 }  // namespace schedemu::api

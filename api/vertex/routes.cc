@@ -1,7 +1,282 @@
+// Vertex AI callSlurmRestApi envelope and the OAuth2 token endpoint.
+//
+// Envelope: POST /v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/
+// {cluster}:callSlurmRestApi {"method","path","body"} -> {"status","structuredBody"}.
+// Checks in order: size (1 MB), bearer token, project access / cluster existence, envelope
+// syntax, then the Slurm handlers (api/slurm/handlers.h) run as the principal's Linux user.
+// A slurmrestd plain-text answer (e.g. "Unable to parse query." for a `body` given as a string
+// that is not JSON) comes back as {"status": 400, "body": "Unable to parse query."} with no
+// structuredBody. A paths slurmrestd does not serve (its 404/405 texts) is INVALID_ARGUMENT.
+//
+// OAuth2: POST /token and /oauth2/v4/token (form or JSON). grant_type
+// urn:ietf:params:oauth:grant-type:jwt-bearer: the assertion's payload is decoded WITHOUT
+// verifying the signature; the principal is `sub` if present, else `iss`. grant_type
+// refresh_token: the refresh token is a principal's e-mail or static token (client_id and
+// client_secret are not checked). Tokens live `token_lifetime` of virtual time.
 #include "api/vertex/routes.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "api/slurm/absl_compat.h"
+#include "api/slurm/handlers.h"
+#include "api/slurm/submit.h"
+#include "api/vertex/errors.h"
+#include "api/vertex/principals.h"
 
 namespace schedemu::api {
 
-std::vector<RouteGroup> VertexRouteGroups(Emulator& /*emulator*/) { return {}; }
+using nlohmann::json;
+
+namespace {
+
+using slurm::AV;
+
+constexpr std::string_view kMethodTypeUrl =
+    "type.googleapis.com/google.cloud.aiplatform.v1beta1.CallSlurmRestApiRequest.HttpMethod";
+constexpr std::string_view kStructTypeUrl = "type.googleapis.com/google.protobuf.Struct";
+constexpr std::string_view kStringTypeUrl = "TYPE_STRING";
+
+std::string ClusterResource(const HttpRequest& req) {
+  return absl::StrCat("projects/", AV(req.Param("project")), "/locations/",
+                      AV(req.Param("location")), "/modelDevelopmentClusters/",
+                      AV(req.Param("cluster")));
+}
+
+HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
+  if (req.body.size() > emu.options().vertex_max_request_bytes) {
+    return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
+  }
+  std::optional<std::string_view> bearer = vertex::BearerToken(req.Header("authorization"));
+  if (!bearer) return vertex::ErrorMissingCredentials();
+  const std::string resource = ClusterResource(req);
+  const std::string project(req.Param("project"));
+
+  enum class Access { kOk, kBadToken, kNoProject, kDenied, kNoCluster };
+  Access access = Access::kOk;
+  std::string linux_user;
+  emu.WithWorld([&](World& w) {
+    vertex::ResolvedPrincipal p = vertex::ResolveBearerToken(w, *bearer);
+    if (p.check != vertex::TokenCheck::kOk) {
+      access = Access::kBadToken;
+      return;
+    }
+    bool project_known = false;
+    for (const SlurmClusterConfig& c : w.config().clusters) project_known |= c.project == project;
+    for (const PrincipalConfig& pc : w.config().principals) {
+      for (const std::string& pr : pc.projects) project_known |= pr == project;
+    }
+    bool allowed = false;
+    for (const std::string& pr : p.principal->projects) allowed |= pr == project;
+    if (!project_known) {
+      access = Access::kNoProject;
+    } else if (!allowed) {
+      access = Access::kDenied;
+    } else if (w.FindCluster(resource) < 0) {
+      access = Access::kNoCluster;
+    }
+    linux_user = p.principal->linux_user;
+  });
+  switch (access) {
+    case Access::kBadToken:
+      return vertex::ErrorInvalidCredentials();
+    case Access::kNoProject:
+    case Access::kNoCluster:
+      return vertex::ErrorClusterNotFound(resource);
+    case Access::kDenied:
+      return vertex::ErrorPermissionDenied(resource);
+    case Access::kOk:
+      break;
+  }
+
+  // The envelope itself.
+  if (slurm::JsonNestingDepth(req.body) > slurm::kMaxJsonDepth + 2) {
+    return vertex::ErrorInvalidJsonPayload("Nesting too deep.");
+  }
+  json env = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (env.is_discarded()) return vertex::ErrorInvalidJsonPayload("Unexpected token.");
+  if (!env.is_object()) {
+    return vertex::ErrorInvalidJsonPayload(
+        absl::StrCat("Unknown name \"\": Root element must be a message."));
+  }
+  for (auto it = env.begin(); it != env.end(); ++it) {
+    if (it.key() != "method" && it.key() != "path" && it.key() != "body") {
+      return vertex::ErrorUnknownEnvelopeField(it.key());
+    }
+  }
+  std::string method;
+  if (auto it = env.find("method"); it != env.end() && !it->is_null()) {
+    if (!it->is_string()) return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
+    const std::string m = it->get<std::string>();
+    static const std::set<std::string> kKnownEnum = {"HTTP_METHOD_UNSPECIFIED", "HTTP_METHOD_GET",
+                                                     "HTTP_METHOD_POST", "HTTP_METHOD_PUT",
+                                                     "HTTP_METHOD_DELETE", "HTTP_METHOD_PATCH"};
+    if (kKnownEnum.count(m) == 0) {
+      return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
+    }
+    if (m == "HTTP_METHOD_GET") method = "GET";
+    if (m == "HTTP_METHOD_POST") method = "POST";
+    if (m == "HTTP_METHOD_DELETE") method = "DELETE";
+  }
+  if (method.empty()) return vertex::ErrorMethodRequired();
+  std::string path;
+  if (auto it = env.find("path"); it != env.end() && !it->is_null()) {
+    if (!it->is_string()) return vertex::ErrorInvalidFieldValue("path", kStringTypeUrl, it->dump());
+    path = it->get<std::string>();
+  }
+  if (path.empty()) return vertex::ErrorPathRequired();
+  std::optional<std::string> body;
+  if (auto it = env.find("body"); it != env.end() && !it->is_null()) {
+    if (it->is_object()) {
+      body = it->dump();
+    } else if (it->is_string()) {
+      body = it->get<std::string>();  // emulator extension: raw text handed to slurmrestd
+    } else {
+      return vertex::ErrorInvalidFieldValue("body", kStructTypeUrl, it->dump());
+    }
+  }
+  if (body && method != "POST") return vertex::ErrorBodyNotAllowed(env["method"].get<std::string>());
+  if (!body && method == "POST") return vertex::ErrorBodyRequired();
+  if (!absl::StartsWith(path, "/slurm/") && !absl::StartsWith(path, "/slurmdb/")) {
+    return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
+  }
+
+  slurm::SlurmRequest sreq;
+  sreq.method = method;
+  sreq.target = path;
+  sreq.body = std::move(body);
+  sreq.user = linux_user;
+  sreq.cluster = resource;
+  sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
+  slurm::SlurmResponse sres = slurm::HandleSlurmRequest(emu, sreq);
+  if (!sres.path_served) return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
+  json out = {{"status", sres.status}};
+  if (sres.is_json()) {
+    json structured = json::parse(sres.body, nullptr, false);
+    out["structuredBody"] = structured.is_discarded() ? json::object() : std::move(structured);
+  } else {
+    out["body"] = sres.body;
+  }
+  return JsonResponse(200, out.dump());
+}
+
+// ---------------------------------------------------------------------------------------------
+// OAuth2 token endpoint
+// ---------------------------------------------------------------------------------------------
+std::optional<std::string> Base64UrlDecode(std::string_view in) {
+  std::string s(in);
+  while (!s.empty() && s.back() == '=') s.pop_back();
+  std::string out;
+  if (!absl::WebSafeBase64Unescape(s, &out)) return std::nullopt;
+  return out;
+}
+
+HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
+  std::map<std::string, std::string> form;
+  std::optional<std::string_view> ctype = req.Header("content-type");
+  if (ctype && absl::StrContains(absl::AsciiStrToLower(AV(*ctype)), "json")) {
+    json j = json::parse(req.body, nullptr, false);
+    if (!j.is_object()) return vertex::ErrorInvalidTokenRequest("Invalid JSON body");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it->is_string()) form[it.key()] = it->get<std::string>();
+    }
+  } else {
+    auto q = ParseQuery(req.body);
+    if (!q) return vertex::ErrorInvalidTokenRequest("Malformed form body");
+    for (auto& [k, v] : *q) form.emplace(k, v);
+  }
+  const std::string grant = form.count("grant_type") ? form["grant_type"] : "";
+  std::string email;
+  if (grant == "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+    const std::string assertion = form.count("assertion") ? form["assertion"] : "";
+    std::vector<std::string> parts = absl::StrSplit(assertion, '.');
+    if (parts.size() != 3) return vertex::ErrorInvalidJwt("Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.");
+    std::optional<std::string> payload = Base64UrlDecode(parts[1]);
+    json claims = payload ? json::parse(*payload, nullptr, false) : json();
+    if (!claims.is_object()) return vertex::ErrorInvalidJwt("Payload is not a JSON object.");
+    if (auto it = claims.find("sub"); it != claims.end() && it->is_string()) {
+      email = it->get<std::string>();
+    }
+    if (email.empty()) {
+      if (auto it = claims.find("iss"); it != claims.end() && it->is_string()) {
+        email = it->get<std::string>();
+      }
+    }
+    if (email.empty()) return vertex::ErrorInvalidJwt("No iss claim.");
+  } else if (grant == "refresh_token") {
+    email = form.count("refresh_token") ? form["refresh_token"] : "";
+    if (email.empty()) return vertex::ErrorInvalidTokenRequest("Missing required parameter: refresh_token");
+  } else {
+    return vertex::ErrorUnsupportedGrantType(grant);
+  }
+  std::string token;
+  int64_t expires_in = 0;
+  bool found = false;
+  emu.WithWorld([&](World& w) {
+    const PrincipalConfig* p = vertex::FindPrincipalByEmail(w, email);
+    if (p == nullptr && grant == "refresh_token") {
+      for (const PrincipalConfig& pc : w.config().principals) {
+        if (!pc.token.empty() && pc.token == email) p = &pc;
+      }
+    }
+    if (p == nullptr) return;
+    found = true;
+    const schedemu::Token& t = w.MintToken(Dialect::kSlurm, p->email, "", false);
+    token = t.token;
+    expires_in = std::max<int64_t>(0, ToSeconds(t.expires_at - w.now()) - 1);
+  });
+  if (!found) {
+    return grant == "refresh_token" ? vertex::ErrorBadRefreshToken()
+                                    : vertex::ErrorAccountNotFound();
+  }
+  json out = {{"access_token", token}, {"expires_in", expires_in}, {"token_type", "Bearer"}};
+  if (auto it = form.find("scope"); it != form.end()) out["scope"] = it->second;
+  HttpResponse r = JsonResponse(200, out.dump());
+  r.headers.emplace_back("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate");
+  return r;
+}
+
+RouteGroup OAuthGroup(Emulator& emu, std::string prefix, std::string pattern) {
+  RouteGroup g;
+  g.dialect = "oauth";
+  g.prefix = std::move(prefix);
+  g.routes.push_back(
+      {"POST", std::move(pattern), [&emu](const HttpRequest& r) { return IssueToken(emu, r); },
+       "oauth.token"});
+  g.not_found = [](const HttpRequest&) {
+    return vertex::OAuthError(404, "not_found", "Unknown OAuth2 endpoint");
+  };
+  g.method_not_allowed = [](const HttpRequest&) {
+    return vertex::OAuthError(405, "invalid_request", "The token endpoint only accepts POST");
+  };
+  return g;
+}
+
+}  // namespace
+
+std::vector<RouteGroup> VertexRouteGroups(Emulator& emulator) {
+  std::vector<RouteGroup> groups;
+  RouteGroup v;
+  v.dialect = "vertex";
+  v.prefix = "/v1beta1";
+  v.routes.push_back(
+      {"POST",
+       "/v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/"
+       "{cluster}:callSlurmRestApi",
+       [&emulator](const HttpRequest& r) { return CallSlurmRestApi(emulator, r); },
+       "vertex.callSlurmRestApi"});
+  v.not_found = [](const HttpRequest&) { return vertex::ErrorUrlNotFound(); };
+  v.method_not_allowed = [](const HttpRequest&) { return vertex::ErrorUrlNotFound(); };
+  groups.push_back(std::move(v));
+  groups.push_back(OAuthGroup(emulator, "/token", "/token"));
+  groups.push_back(OAuthGroup(emulator, "/oauth2", "/oauth2/v4/token"));
+  return groups;
+}
 
 }  // namespace schedemu::api

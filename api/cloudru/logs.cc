@@ -1,0 +1,108 @@
+// GET /public/v2/jobs/{job_name}/logs: text/plain. A job still waiting for its first placement
+// answers "Job <name> in queue. Try later"; a finished job answers its whole output at once; a job
+// that has run and is not finished (Running, Restarting, Pending again after a preemption)
+// answers a chunked stream that follows new lines as the virtual clock moves and ends when the job
+// reaches a final state.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "api/cloudru/handlers.h"
+#include "api/cloudru/validation.h"
+
+namespace schedemu::api::cloudru {
+
+namespace {
+
+void AppendLine(std::string* out, const std::pair<TimeMs, std::string>& line, bool verbose) {
+  if (verbose) absl::StrAppend(out, Rfc3339(line.first), " ");
+  absl::StrAppend(out, line.second, "\n");
+}
+
+bool EverStarted(const Job& job) {
+  if (job.running_at > 0) return true;
+  for (const JobRun& run : job.runs) {
+    if (run.start_time > 0) return true;
+  }
+  return false;
+}
+
+struct FollowState {
+  size_t sent = 0;
+};
+
+}  // namespace
+
+HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
+  Issues issues;
+  QueryReader q(request, &issues);
+  std::optional<int64_t> tail = q.Int("tail", false, /*ge=*/0);
+  std::optional<bool> verbose_opt = q.Bool("verbose");
+  std::optional<std::string> region = q.Enum("region", RegionEnum());
+  if (!issues.empty()) return issues.Response();
+  bool verbose = verbose_opt.value_or(true);
+  std::string name(request.Param("job_name"));
+
+  enum class Kind { kNotFound, kQueued, kFinished, kFollow };
+  struct Snapshot {
+    Kind kind = Kind::kNotFound;
+    std::string text;
+    size_t lines = 0;
+  };
+  Snapshot snap = emu.WithWorld([&](World& w) {
+    Snapshot s;
+    const Job* job = FindOwnJob(w, caller, name);
+    if (job == nullptr || (region && job->region != *region)) return s;
+    if (!IsTerminal(job->state) && !EverStarted(*job)) {
+      s.kind = Kind::kQueued;
+      s.text = absl::StrCat("Job ", job->name, " in queue. Try later");
+      return s;
+    }
+    std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(*job);
+    size_t first = 0;
+    if (tail && *tail > 0 && static_cast<size_t>(*tail) < lines.size()) {
+      first = lines.size() - static_cast<size_t>(*tail);
+    }
+    for (size_t i = first; i < lines.size(); ++i) AppendLine(&s.text, lines[i], verbose);
+    s.lines = lines.size();
+    s.kind = IsTerminal(job->state) ? Kind::kFinished : Kind::kFollow;
+    return s;
+  });
+
+  switch (snap.kind) {
+    case Kind::kNotFound:
+      return ErrorLogsJobNotFound();
+    case Kind::kQueued:
+    case Kind::kFinished:
+      return TextResponse(200, std::move(snap.text));
+    case Kind::kFollow:
+      break;
+  }
+  HttpResponse response = TextResponse(200, std::move(snap.text));
+  auto state = std::make_shared<FollowState>();
+  state->sent = snap.lines;
+  std::string workspace = caller.workspace_id;
+  Emulator* emulator = &emu;
+  response.stream = [emulator, state, name, workspace, verbose]() {
+    return emulator->WithWorld([&](World& w) {
+      StreamChunk chunk;
+      chunk.retry_after_ms = 50;
+      const Job* job = w.FindCloudRuJob(name);
+      if (job == nullptr || job->request.tenant != workspace) {
+        chunk.done = true;
+        return chunk;
+      }
+      std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(*job);
+      if (state->sent > lines.size()) state->sent = lines.size();
+      for (size_t i = state->sent; i < lines.size(); ++i) AppendLine(&chunk.data, lines[i], verbose);
+      state->sent = lines.size();
+      chunk.done = IsTerminal(job->state);
+      return chunk;
+    });
+  };
+  return response;
+}
+
+}  // namespace schedemu::api::cloudru

@@ -1,0 +1,32 @@
+// JSON views of the world for the control API (GET state, events, clock) and the Prometheus text
+// of GET /metrics. Called with the emulator lock held; they only read the World.
+#ifndef SCHEDEMU_API_CONTROL_VIEWS_H_
+#define SCHEDEMU_API_CONTROL_VIEWS_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scheduler/world.h"
+
+namespace schedemu::api::control {
+
+using OJson = nlohmann::ordered_json;
+
+// "demo-cluster:12" style short reference of a Slurm job; Cloud.ru: the job_name.
+std::string JobRef(const World& world, const Job& job);
+// The wire status of a job in its own dialect: Cloud.ru "Running"/"Terminated"..., Slurm
+// "RUNNING"/"PREEMPTED"...
+std::string WireStatus(const Job& job);
+
+OJson ClockJson(World& world);
+OJson JobJson(const World& world, const Job& job);
+OJson StateJson(World& world);
+OJson EventJson(const Event& event);
+// world gauges (GPUs per allocation and partition, jobs by state and queue, preemptions, pending
+// age, virtual time) in Prometheus text format.
+std::string WorldMetrics(const World& world);
+
+}  // namespace schedemu::api::control
+
+#endif  // SCHEDEMU_API_CONTROL_VIEWS_H_

@@ -1,0 +1,525 @@
+#include "api/scenario/scenario.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "api/scenario/timeline.h"
+#include "scheduler/instance_type.h"
+
+namespace schedemu::api {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kPriorityClasses[] = {"shared-low", "shared-medium", "low", "medium",
+                                                 "high"};
+
+bool KnownPriority(std::string_view p) {
+  return std::find(std::begin(kPriorityClasses), std::end(kPriorityClasses), p) !=
+         std::end(kPriorityClasses);
+}
+
+// Reads an array of hostlist expressions into node names (expanded, in order).
+std::optional<std::vector<std::string>> ReadNodeNames(JsonObjectReader& r, std::string_view key,
+                                                      bool required) {
+  auto exprs = r.StringArray(key, required);
+  if (!exprs) return std::nullopt;
+  std::vector<std::string> out;
+  for (size_t i = 0; i < exprs->size(); ++i) {
+    auto names = ExpandHostlist((*exprs)[i]);
+    if (!names) {
+      r.Fail(key, absl::StrCat("element ", i, " \"", (*exprs)[i],
+                               "\" is not a node name or hostlist expression like \"a3-[0-3]\""));
+      return std::nullopt;
+    }
+    out.insert(out.end(), names->begin(), names->end());
+  }
+  return out;
+}
+
+void CheckInstanceType(JsonObjectReader& r, std::string_view key, const std::string& value) {
+  if (!r.ok()) return;
+  auto it = ParseInstanceType(value);
+  if (!it.ok()) r.Fail(key, std::string(it.status().message()));
+}
+
+class ScenarioReader {
+ public:
+  explicit ScenarioReader(JsonErrors* errors) : errors_(errors) {}
+
+  void Read(const json& root, Scenario& s) {
+    JsonObjectReader r(root, "$", errors_);
+    r.Allow("$schema");
+    s.name = r.StringOr("name", "");
+    s.description = r.StringOr("description", "");
+    if (auto seed = r.Int("seed", false, 0)) s.world.seed = static_cast<uint64_t>(*seed);
+    if (auto t = r.Time("start_time")) s.world.start_time = *t;
+    if (auto clock = r.Object("clock")) ReadClock(*clock, s);
+    if (auto d = r.Object("defaults")) ReadDefaults(*d, s.world);
+    for (auto& rr : r.ObjectArray("regions")) ReadRegion(rr, s.world);
+    for (auto& ar : r.ObjectArray("allocations")) ReadAllocation(ar, s.world);
+    for (auto& wr : r.ObjectArray("workspaces")) ReadWorkspace(wr, s.world);
+    for (auto& cr : r.ObjectArray("slurm_clusters")) ReadCluster(cr, s.world);
+    for (auto& pr : r.ObjectArray("principals")) ReadPrincipal(pr, s.world);
+    for (auto& br : r.ObjectArray("behaviour_rules")) {
+      BehaviourRule rule = ReadBehaviourRule(br);
+      ResolveTenant(br, rule, s.world);
+      s.world.behaviour_rules.push_back(std::move(rule));
+    }
+    if (const json* tl = r.Raw("timeline"); tl != nullptr && r.ok()) {
+      std::string path = r.Path("timeline");
+      if (!tl->is_array()) {
+        errors_->Fail(path, "expected an array of steps");
+      } else {
+        for (size_t i = 0; i < tl->size() && r.ok(); ++i) {
+          std::string step_path = JsonPathIndex(path, i);
+          auto step = ValidateTimelineStep((*tl)[i], step_path, s.world);
+          if (!step.ok()) {
+            // ValidateTimelineStep's message is "<json path>: <why>".
+            std::string msg(step.status().message());
+            size_t sep = msg.find(": ");
+            errors_->Fail(msg.substr(0, sep), sep == std::string::npos ? "" : msg.substr(sep + 2));
+          } else {
+            s.timeline.push_back(
+                TimelineStep{.at_seconds = *step, .json = (*tl)[i].dump(), .path = step_path});
+          }
+        }
+      }
+    }
+    r.Finish();
+    if (r.ok()) CrossCheck(s.world);
+  }
+
+ private:
+  void ReadClock(JsonObjectReader& r, Scenario& s) {
+    if (auto mode = r.String("mode")) {
+      if (*mode == "manual") {
+        s.clock_mode = Clock::Mode::kManual;
+      } else if (*mode == "realtime") {
+        s.clock_mode = Clock::Mode::kRealtime;
+      } else {
+        r.Fail("mode", "expected \"manual\" or \"realtime\"");
+      }
+    }
+    if (auto speed = r.Number("speed")) {
+      if (!(*speed > 0) || *speed > 1e6) {
+        r.Fail("speed", "must be a number > 0 and <= 1000000");
+      } else {
+        s.speed = *speed;
+      }
+    }
+    r.Finish();
+  }
+
+  void ReadDefaults(JsonObjectReader& r, WorldConfig& w) {
+    if (auto b = r.Object("behaviour")) {
+      w.default_behaviour = ReadBehaviourSpec(*b);
+    }
+    if (auto d = r.Duration("cloudru_restart_delay")) w.cloudru_restart_delay = *d;
+    if (auto d = r.Duration("token_lifetime")) w.token_lifetime = *d;
+    if (auto n = r.Int("max_pending_scan", false, 1, 1000000)) w.max_pending_scan = *n;
+    r.Finish();
+  }
+
+  void ReadRegion(JsonObjectReader& r, WorldConfig& w) {
+    RegionConfig rc;
+    rc.key = r.String("key", true).value_or("");
+    rc.shared_queue_id = r.StringOr("shared_queue_id", "");
+    rc.shared_queue_name = r.StringOr("shared_queue_name", "shared-cluster");
+    if (r.ok() && rc.key.empty()) r.Fail("key", "must not be empty");
+    if (r.ok() && !region_keys_.insert(rc.key).second) {
+      r.Fail("key", absl::StrCat("duplicate region \"", rc.key, "\""));
+    }
+    r.Finish();
+    w.regions.push_back(std::move(rc));
+  }
+
+  QueueConfig ReadQueue(JsonObjectReader& r) {
+    QueueConfig q;
+    q.id = r.String("id", true).value_or("");
+    q.name = r.String("name", true).value_or("");
+    q.description = r.StringOr("description", "");
+    if (auto type = r.String("type")) {
+      if (*type == "default") {
+        q.type = QueueType::kDefault;
+      } else if (*type == "custom") {
+        q.type = QueueType::kCustom;
+      } else {
+        r.Fail("type", "expected \"default\" or \"custom\"");
+      }
+    }
+    if (auto p = r.StringArray("priorities")) {
+      for (const auto& c : *p) {
+        if (!KnownPriority(c)) {
+          r.Fail("priorities", absl::StrCat("unknown priority class \"", c,
+                                            "\" (expected low, medium, high, shared-low, "
+                                            "shared-medium)"));
+        }
+      }
+      q.priorities = *p;
+    }
+    if (auto d = r.String("default_priority")) {
+      if (!KnownPriority(*d)) {
+        r.Fail("default_priority", absl::StrCat("unknown priority class \"", *d, "\""));
+      }
+      q.default_priority = *d;
+    }
+    if (r.ok() && !ids_.insert(q.id).second) {
+      r.Fail("id", absl::StrCat("duplicate id \"", q.id, "\""));
+    }
+    r.Finish();
+    return q;
+  }
+
+  void ReadAllocation(JsonObjectReader& r, WorldConfig& w) {
+    AllocationConfig a;
+    a.id = r.String("id", true).value_or("");
+    a.name = r.String("name", true).value_or("");
+    a.description = r.StringOr("description", "");
+    a.region = r.String("region", true).value_or("");
+    if (r.ok() && !region_keys_.contains(a.region)) {
+      r.Fail("region", absl::StrCat("unknown region \"", a.region, "\" (not in $.regions)"));
+    }
+    a.node_instance_type = r.String("node_instance_type", true).value_or("");
+    CheckInstanceType(r, "node_instance_type", a.node_instance_type);
+    a.node_names = ReadNodeNames(r, "nodes", true).value_or(std::vector<std::string>{});
+    if (r.ok()) {
+      for (const auto& n : a.node_names) {
+        if (!node_names_.insert(n).second) {
+          r.Fail("nodes", absl::StrCat("duplicate node name \"", n, "\""));
+          break;
+        }
+      }
+    }
+    a.instance_types = r.StringArray("instance_types", true).value_or(std::vector<std::string>{});
+    for (const auto& k : a.instance_types) CheckInstanceType(r, "instance_types", k);
+    a.in_shared_cluster = r.Bool("in_shared_cluster").value_or(false);
+    if (auto p = r.Number("price_per_gpu_hour")) {
+      if (*p < 0) r.Fail("price_per_gpu_hour", "must be >= 0");
+      a.price_per_gpu_hour = *p;
+    }
+    for (auto& qr : r.ObjectArray("queues")) a.queues.push_back(ReadQueue(qr));
+    if (r.ok() && !ids_.insert(a.id).second) {
+      r.Fail("id", absl::StrCat("duplicate id \"", a.id, "\""));
+    }
+    if (r.ok() && !allocation_names_.insert(a.name).second) {
+      r.Fail("name", absl::StrCat("duplicate allocation \"", a.name, "\""));
+    }
+    r.Finish();
+    w.allocations.push_back(std::move(a));
+  }
+
+  void ReadWorkspace(JsonObjectReader& r, WorldConfig& w) {
+    WorkspaceConfig ws;
+    ws.id = r.String("id", true).value_or("");
+    ws.name = r.String("name", true).value_or("");
+    ws.namespace_name = r.StringOr("namespace", "");
+    ws.api_key = r.StringOr("api_key", "");
+    for (auto& sr : r.ObjectArray("service_accounts")) {
+      ServiceAccountConfig sa;
+      sa.client_id = sr.String("client_id", true).value_or("");
+      sa.client_secret = sr.String("client_secret", true).value_or("");
+      sa.email = sr.StringOr("email", "");
+      sa.admin = sr.Bool("admin").value_or(false);
+      if (sr.ok() && !client_ids_.insert(sa.client_id).second) {
+        sr.Fail("client_id", absl::StrCat("duplicate client_id \"", sa.client_id, "\""));
+      }
+      sr.Finish();
+      ws.service_accounts.push_back(std::move(sa));
+    }
+    ws.allocations = r.StringArray("allocations").value_or(std::vector<std::string>{});
+    for (const auto& a : ws.allocations) {
+      if (r.ok() && !allocation_names_.contains(a)) {
+        r.Fail("allocations", absl::StrCat("unknown allocation \"", a, "\" (not in $.allocations)"));
+      }
+    }
+    ws.shared_cluster_regions =
+        r.StringArray("shared_cluster_regions").value_or(std::vector<std::string>{});
+    for (const auto& k : ws.shared_cluster_regions) {
+      if (r.ok() && !region_keys_.contains(k)) {
+        r.Fail("shared_cluster_regions", absl::StrCat("unknown region \"", k, "\""));
+      }
+    }
+    if (auto l = r.Int("gpu_limit", false, -1)) ws.gpu_limit = static_cast<int>(*l);
+    if (r.ok() && !ids_.insert(ws.id).second) {
+      r.Fail("id", absl::StrCat("duplicate id \"", ws.id, "\""));
+    }
+    if (r.ok() && !ws.api_key.empty() && !api_keys_.insert(ws.api_key).second) {
+      r.Fail("api_key", "duplicate api_key");
+    }
+    r.Finish();
+    w.workspaces.push_back(std::move(ws));
+  }
+
+  void ReadCluster(JsonObjectReader& r, WorldConfig& w) {
+    SlurmClusterConfig c;
+    c.project = r.String("project", true).value_or("");
+    c.location = r.String("location", true).value_or("");
+    c.name = r.String("name", true).value_or("");
+    c.slurm_cluster_name = r.StringOr("slurm_cluster_name", c.name);
+    std::set<std::string> cluster_nodes;
+    for (auto& nr : r.ObjectArray("nodes", true)) {
+      SlurmNodeConfig proto;
+      auto names = ExpandHostlist(nr.String("name", true).value_or(""));
+      if (nr.ok() && !names) nr.Fail("name", "not a node name or hostlist expression");
+      if (auto g = nr.Int("gpus", false, 0, 1024)) proto.gpus = static_cast<int>(*g);
+      proto.gpu_type = nr.StringOr("gpu_type", proto.gpu_type);
+      if (auto cpus = nr.Int("cpus", false, 1, 100000)) proto.cpus = static_cast<int>(*cpus);
+      if (auto m = nr.Int("memory_mb", false, 1)) proto.memory_mb = *m;
+      nr.Finish();
+      if (!nr.ok()) break;
+      for (const auto& n : *names) {
+        if (!node_names_.insert(n).second) {
+          nr.Fail("name", absl::StrCat("duplicate node name \"", n, "\""));
+          break;
+        }
+        SlurmNodeConfig node = proto;
+        node.name = n;
+        cluster_nodes.insert(n);
+        c.nodes.push_back(std::move(node));
+      }
+    }
+    std::set<std::string> partition_names;
+    for (auto& pr : r.ObjectArray("partitions", true)) {
+      PartitionConfig p;
+      p.name = pr.String("name", true).value_or("");
+      if (pr.Has("nodes")) {
+        p.nodes = ReadNodeNames(pr, "nodes", false).value_or(std::vector<std::string>{});
+        for (const auto& n : p.nodes) {
+          if (pr.ok() && !cluster_nodes.contains(n)) {
+            pr.Fail("nodes", absl::StrCat("unknown node \"", n, "\" (not a node of this cluster)"));
+          }
+        }
+      } else {
+        for (const auto& n : c.nodes) p.nodes.push_back(n.name);
+      }
+      if (auto t = pr.Int("priority_tier", false, 0, 65533)) p.priority_tier = static_cast<int>(*t);
+      if (auto m = pr.String("preempt_mode")) {
+        if (*m == "OFF") {
+          p.preempt_mode = PreemptMode::kOff;
+        } else if (*m == "CANCEL") {
+          p.preempt_mode = PreemptMode::kCancel;
+        } else if (*m == "REQUEUE") {
+          p.preempt_mode = PreemptMode::kRequeue;
+        } else {
+          pr.Fail("preempt_mode", "expected \"OFF\", \"CANCEL\" or \"REQUEUE\"");
+        }
+      }
+      p.is_default = pr.Bool("default").value_or(false);
+      p.max_time = ReadLimit(pr, "max_time");
+      p.default_time = ReadLimit(pr, "default_time");
+      if (auto g = pr.Duration("grace_time")) p.grace_time = *g;
+      if (pr.ok() && !partition_names.insert(p.name).second) {
+        pr.Fail("name", absl::StrCat("duplicate partition \"", p.name, "\""));
+      }
+      pr.Finish();
+      c.partitions.push_back(std::move(p));
+    }
+    if (r.ok() && std::count_if(c.partitions.begin(), c.partitions.end(),
+                                [](const PartitionConfig& p) { return p.is_default; }) > 1) {
+      r.Fail("partitions", "more than one partition has \"default\": true");
+    }
+    std::set<std::string> user_names;
+    for (auto& ur : r.ObjectArray("users")) {
+      SlurmUserConfig u;
+      u.name = ur.String("name", true).value_or("");
+      if (auto uid = ur.Int("uid", false, 0, 4294967294)) u.uid = static_cast<int>(*uid);
+      u.gid = u.uid;
+      if (auto gid = ur.Int("gid", false, 0, 4294967294)) u.gid = static_cast<int>(*gid);
+      u.account = ur.StringOr("account", u.account);
+      if (ur.ok() && !user_names.insert(u.name).second) {
+        ur.Fail("name", absl::StrCat("duplicate user \"", u.name, "\""));
+      }
+      ur.Finish();
+      c.users.push_back(std::move(u));
+    }
+    if (auto f = r.Int("first_job_id", false, 1, 67108863)) c.first_job_id = *f;
+    if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
+    if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
+    if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
+    r.Finish();
+    if (r.ok() && !cluster_names_.insert(absl::StrCat("projects/", c.project, "/locations/", c.location,
+                                                  "/modelDevelopmentClusters/", c.name))
+                         .second) {
+      r.Fail("name", "duplicate cluster");
+    }
+    w.clusters.push_back(std::move(c));
+  }
+
+  // "UNLIMITED" / absent -> kNever, else a duration.
+  TimeMs ReadLimit(JsonObjectReader& r, std::string_view key) {
+    const json* v = r.Raw(key);
+    if (v == nullptr || !r.ok()) return kNever;
+    if (v->is_string() && v->get<std::string>() == "UNLIMITED") return kNever;
+    auto d = DurationFromJson(*v);
+    if (!d) {
+      r.Fail(key, "expected \"UNLIMITED\" or a duration (seconds, or a string like \"2h\")");
+      return kNever;
+    }
+    return *d;
+  }
+
+  void ReadPrincipal(JsonObjectReader& r, WorldConfig& w) {
+    PrincipalConfig p;
+    p.email = r.String("email", true).value_or("");
+    p.token = r.StringOr("token", "");
+    p.projects = r.StringArray("projects").value_or(std::vector<std::string>{});
+    p.linux_user = r.String("linux_user", true).value_or("");
+    p.role = r.StringOr("role", p.role);
+    if (r.ok() && !p.token.empty() && !tokens_.insert(p.token).second) {
+      r.Fail("token", "duplicate token");
+    }
+    r.Finish();
+    w.principals.push_back(std::move(p));
+  }
+
+  // A behaviour rule's tenant may name a workspace by name; the model matches by id.
+  void ResolveTenant(JsonObjectReader& r, BehaviourRule& rule, const WorldConfig& w) {
+    if (!r.ok() || rule.selector.tenant.empty()) return;
+    for (const auto& ws : w.workspaces) {
+      if (ws.name == rule.selector.tenant) rule.selector.tenant = ws.id;
+    }
+  }
+
+  void CrossCheck(const WorldConfig& w) {
+    for (size_t i = 0; i < w.regions.size(); ++i) {
+      const auto& id = w.regions[i].shared_queue_id;
+      if (!id.empty() && !ids_.insert(id).second) {
+        errors_->Fail(JsonPathKey(JsonPathIndex("$.regions", i), "shared_queue_id"),
+                      absl::StrCat("duplicate id \"", id, "\""));
+      }
+    }
+    for (size_t i = 0; i < w.principals.size(); ++i) {
+      bool user_known = false;
+      for (const auto& c : w.clusters) {
+        for (const auto& u : c.users) user_known = user_known || u.name == w.principals[i].linux_user;
+      }
+      if (!user_known && !w.clusters.empty()) {
+        errors_->Fail(JsonPathKey(JsonPathIndex("$.principals", i), "linux_user"),
+                      absl::StrCat("unknown Slurm user \"", w.principals[i].linux_user,
+                                   "\" (not in any cluster's users)"));
+      }
+    }
+  }
+
+  JsonErrors* errors_;
+  std::set<std::string> region_keys_, ids_, allocation_names_, node_names_, client_ids_, api_keys_,
+      tokens_, cluster_names_;
+};
+
+}  // namespace
+
+std::optional<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+  if (expr.empty()) return std::nullopt;
+  size_t open = expr.find('[');
+  if (open == std::string_view::npos) {
+    if (expr.find(']') != std::string_view::npos || expr.find(',') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    return std::vector<std::string>{std::string(expr)};
+  }
+  size_t close = expr.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view prefix = expr.substr(0, open);
+  std::string_view body = expr.substr(open + 1, close - open - 1);
+  auto rest = ExpandHostlist(expr.substr(close + 1).empty() ? std::string_view("\x01")
+                                                            : expr.substr(close + 1));
+  if (!rest) return std::nullopt;
+  std::vector<std::string> middles;
+  for (absl::string_view part_a : absl::StrSplit(absl::string_view(body.data(), body.size()), ',')) {
+    std::string_view part(part_a.data(), part_a.size());
+    size_t dash = part.find('-');
+    std::string_view lo = part.substr(0, dash);
+    std::string_view hi = dash == std::string_view::npos ? part : part.substr(dash + 1);
+    if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9) return std::nullopt;
+    for (char ch : lo) if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    for (char ch : hi) if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    int a = std::stoi(std::string(lo)), b = std::stoi(std::string(hi));
+    if (b < a || b - a > 100000) return std::nullopt;
+    size_t width = lo.size() > 1 && lo[0] == '0' ? lo.size() : 0;
+    for (int v = a; v <= b; ++v) {
+      std::string s = std::to_string(v);
+      if (s.size() < width) s.insert(0, width - s.size(), '0');
+      middles.push_back(std::move(s));
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& m : middles) {
+    for (const auto& r : *rest) {
+      out.push_back(absl::StrCat(std::string(prefix), m, r == "\x01" ? std::string() : r));
+    }
+  }
+  return out;
+}
+
+BehaviourSpec ReadBehaviourSpec(JsonObjectReader& r) {
+  BehaviourSpec spec;
+  spec.runtime = r.Duration("runtime");
+  if (auto e = r.Int("exit_code", false, 0, 255)) spec.exit_code = static_cast<int>(*e);
+  spec.output = r.StringArray("output");
+  spec.fail_at = r.Duration("fail_at");
+  r.Finish();
+  return spec;
+}
+
+BehaviourRule ReadBehaviourRule(JsonObjectReader& r) {
+  BehaviourRule rule;
+  rule.id = r.StringOr("id", "");
+  if (auto m = r.Object("match")) {
+    if (auto d = m->String("dialect")) {
+      if (*d == "cloudru") {
+        rule.selector.dialect = Dialect::kCloudRu;
+      } else if (*d == "slurm") {
+        rule.selector.dialect = Dialect::kSlurm;
+      } else {
+        m->Fail("dialect", "expected \"cloudru\" or \"slurm\"");
+      }
+    }
+    rule.selector.tenant = m->StringOr("tenant", "");
+    rule.selector.queue = m->StringOr("queue", "");
+    rule.selector.name_pattern = m->StringOr("name_pattern", "");
+    m->Finish();
+  }
+  if (auto b = r.Object("behaviour", true)) rule.behaviour = ReadBehaviourSpec(*b);
+  r.Finish();
+  return rule;
+}
+
+json BehaviourSpecToJson(const BehaviourSpec& spec) {
+  json j = json::object();
+  if (spec.runtime) j["runtime"] = static_cast<double>(*spec.runtime) / 1000.0;
+  if (spec.exit_code) j["exit_code"] = *spec.exit_code;
+  if (spec.output) j["output"] = *spec.output;
+  if (spec.fail_at) j["fail_at"] = static_cast<double>(*spec.fail_at) / 1000.0;
+  return j;
+}
+
+json BehaviourRuleToJson(const BehaviourRule& rule) {
+  json match = json::object();
+  if (rule.selector.dialect) match["dialect"] = std::string(DialectName(*rule.selector.dialect));
+  if (!rule.selector.tenant.empty()) match["tenant"] = rule.selector.tenant;
+  if (!rule.selector.queue.empty()) match["queue"] = rule.selector.queue;
+  if (!rule.selector.name_pattern.empty()) match["name_pattern"] = rule.selector.name_pattern;
+  return json{{"id", rule.id}, {"match", match}, {"behaviour", BehaviourSpecToJson(rule.behaviour)}};
+}
+
+absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view file_name) {
+  std::string prefix = absl::StrCat(std::string(file_name), ": ");
+  auto root = ParseJsonText(text, prefix);
+  if (!root.ok()) return root.status();
+  Scenario s;
+  s.text = std::string(text);
+  JsonErrors errors;
+  ScenarioReader(&errors).Read(*root, s);
+  if (!errors.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(prefix, errors.path(), ": ", errors.why()));
+  }
+  return s;
+}
+
+}  // namespace schedemu::api

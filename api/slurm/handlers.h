@@ -1,0 +1,38 @@
+// The slurmrestd v0.0.42 handlers, shared by the Vertex callSlurmRestApi envelope and the direct
+// slurmrestd-compatible listener. One entry point: a request as slurmrestd would see it (method,
+// path with query, optional body) on behalf of an authenticated Linux user of one cluster, and
+// the answer slurmrestd would give (status, content type, body).
+#ifndef SCHEDEMU_API_SLURM_HANDLERS_H_
+#define SCHEDEMU_API_SLURM_HANDLERS_H_
+
+#include <optional>
+#include <string>
+
+#include "api/emulator.h"
+
+namespace schedemu::api::slurm {
+
+struct SlurmRequest {
+  std::string method;  // "GET" | "POST" | "DELETE" | anything else -> 405 text
+  std::string target;  // "/slurm/v0.0.42/job/7?signal=SIGTERM" (query optional)
+  std::optional<std::string> body;  // raw body text; nullopt = no body
+  std::string user;                 // authenticated Linux user the request acts as
+  std::string cluster;              // cluster resource name; "" = the world's first cluster
+  std::string client_source = "[127.0.0.1]:0(fd:0)";  // meta.client.source
+};
+
+struct SlurmResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  // False when slurmrestd rejected the request before any handler ran because it serves no such
+  // path/method (404/405 text): the Vertex envelope turns these into INVALID_ARGUMENT.
+  bool path_served = true;
+  bool is_json() const { return content_type == "application/json"; }
+};
+
+SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request);
+
+}  // namespace schedemu::api::slurm
+
+#endif  // SCHEDEMU_API_SLURM_HANDLERS_H_

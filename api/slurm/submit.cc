@@ -1,0 +1,468 @@
+#include "api/slurm/submit.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "api/slurm/absl_compat.h"
+#include "absl/strings/str_split.h"
+
+namespace schedemu::api::slurm {
+
+using nlohmann::json;
+
+namespace {
+
+// Every property of v0.0.42_job_desc_msg (others draw an "Ignoring unknown field" warning).
+const std::set<std::string, std::less<>>& KnownJobDescFields() {
+  static const std::set<std::string, std::less<>> k = {
+      "account", "account_gather_frequency", "admin_comment", "allocation_node_list",
+      "allocation_node_port", "argv", "array", "batch_features", "begin_time", "flags",
+      "burst_buffer", "clusters", "cluster_constraint", "comment", "contiguous", "container",
+      "container_id", "core_specification", "thread_specification", "cpu_binding",
+      "cpu_binding_flags", "cpu_frequency", "cpus_per_tres", "crontab", "deadline", "delay_boot",
+      "dependency", "end_time", "environment", "rlimits", "excluded_nodes", "extra",
+      "constraints", "group_id", "hetjob_group", "immediate", "job_id", "kill_on_node_fail",
+      "licenses", "mail_type", "mail_user", "mcs_label", "memory_binding",
+      "memory_binding_type", "memory_per_tres", "name", "network", "nice", "tasks",
+      "oom_kill_step", "open_mode", "reserve_ports", "overcommit", "partition",
+      "distribution_plane_size", "power_flags", "prefer", "hold", "priority", "profile", "qos",
+      "reboot", "required_nodes", "requeue", "reservation", "script", "shared", "site_factor",
+      "spank_environment", "distribution", "time_limit", "time_minimum", "tres_bind",
+      "tres_freq", "tres_per_job", "tres_per_node", "tres_per_socket", "tres_per_task",
+      "user_id", "wait_all_nodes", "kill_warning_flags", "kill_warning_signal",
+      "kill_warning_delay", "current_working_directory", "cpus_per_task", "minimum_cpus",
+      "maximum_cpus", "nodes", "minimum_nodes", "maximum_nodes", "minimum_boards_per_node",
+      "minimum_sockets_per_board", "sockets_per_node", "threads_per_core", "tasks_per_node",
+      "tasks_per_socket", "tasks_per_core", "tasks_per_board", "ntasks_per_tres",
+      "minimum_cpus_per_node", "memory_per_cpu", "memory_per_node", "temporary_disk_per_node",
+      "selinux_context", "required_switches", "segment_size", "standard_error", "standard_input",
+      "standard_output", "wait_for_switch", "wckey", "x11", "x11_magic_cookie",
+      "x11_target_host", "x11_target_port"};
+  return k;
+}
+
+// data_get_type_string() names.
+std::string_view DataTypeName(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "dictionary";
+    case json::value_t::array:
+      return "list";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::boolean:
+      return "boolean";
+    case json::value_t::number_float:
+      return "floating point";
+    default:
+      return "integer";
+  }
+}
+
+// Reads job fields with the data parser's conversions; the first failure is kept.
+class FieldReader {
+ public:
+  FieldReader(const json& job, ParsedSubmit* out) : job_(job), out_(out) {}
+
+  bool failed() const { return out_->error.has_value(); }
+  const json* Get(std::string_view key) const {
+    auto it = job_.find(std::string(key));
+    if (it == job_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  std::string Source(std::string_view key) const { return absl::StrCat("#/job/", AV(key)); }
+  void Fail(std::string_view key, std::string description) {
+    if (!out_->error) out_->error = ErrorConversionFailed(description, Source(key));
+  }
+
+  std::optional<std::string> String(std::string_view key) {
+    const json* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_string()) return v->get<std::string>();
+    if (v->is_number_integer()) return absl::StrCat(v->get<int64_t>());
+    if (v->is_number_unsigned()) return absl::StrCat(v->get<uint64_t>());
+    if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
+    Fail(key, absl::StrCat("Expected string but got ", AV(DataTypeName(*v))));
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> Int(std::string_view key, int64_t min, int64_t max) {
+    const json* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    std::optional<int64_t> r = AsInt(*v);
+    if (!r) {
+      Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(*v)), " to integer"));
+      return std::nullopt;
+    }
+    if (*r < min || *r > max) {
+      Fail(key, absl::StrCat("Integer ", *r, " out of range"));
+      return std::nullopt;
+    }
+    return r;
+  }
+
+  // {set, infinite, number} or the bare forms. nullopt = unset; kInfinite = infinite.
+  static constexpr int64_t kInfinite = INT64_MAX;
+  std::optional<int64_t> NoValNumber(std::string_view key, int64_t max) {
+    const json* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_object()) {
+      auto inf = v->find("infinite");
+      if (inf != v->end() && inf->is_boolean() && inf->get<bool>()) return kInfinite;
+      auto set = v->find("set");
+      if (set != v->end() && set->is_boolean() && !set->get<bool>()) return std::nullopt;
+      auto num = v->find("number");
+      if (num == v->end() || num->is_null()) return std::nullopt;
+      std::optional<int64_t> r = AsInt(*num);
+      if (!r || *r < 0 || *r > max) {
+        Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(*num)), " to number"));
+        return std::nullopt;
+      }
+      return r;
+    }
+    if (v->is_number_float() && std::isinf(v->get<double>())) return kInfinite;
+    if (v->is_string()) {
+      std::string s = absl::AsciiStrToLower(v->get<std::string>());
+      if (s == "inf" || s == "infinite" || s == "unlimited") return kInfinite;
+    }
+    std::optional<int64_t> r = AsInt(*v);
+    if (!r || *r < 0 || *r > max) {
+      Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(*v)), " to number"));
+      return std::nullopt;
+    }
+    return r;
+  }
+
+  std::optional<bool> Bool(std::string_view key) {
+    const json* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_boolean()) return v->get<bool>();
+    if (v->is_number_integer()) return v->get<int64_t>() != 0;
+    if (v->is_string()) {
+      std::string s = absl::AsciiStrToLower(v->get<std::string>());
+      if (s == "true" || s == "yes" || s == "1") return true;
+      if (s == "false" || s == "no" || s == "0") return false;
+    }
+    Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(*v)), " to boolean"));
+    return std::nullopt;
+  }
+
+  // csv_string / string_array: "a,b" or ["a","b"].
+  std::optional<std::vector<std::string>> List(std::string_view key) {
+    const json* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    if (v->is_string()) {
+      for (absl::string_view p : absl::StrSplit(v->get<std::string>(), ',', absl::SkipEmpty())) {
+        out.emplace_back(p);
+      }
+      return out;
+    }
+    if (v->is_array()) {
+      for (const json& e : *v) {
+        if (!e.is_string()) {
+          Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(e)), " to string"));
+          return std::nullopt;
+        }
+        out.push_back(e.get<std::string>());
+      }
+      return out;
+    }
+    Fail(key, absl::StrCat("Unable to convert ", AV(DataTypeName(*v)), " to list"));
+    return std::nullopt;
+  }
+
+ private:
+  static std::optional<int64_t> AsInt(const json& v) {
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+      return static_cast<int64_t>(u);
+    }
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15) return std::nullopt;
+      return static_cast<int64_t>(d);
+    }
+    if (v.is_string()) {
+      int64_t n = 0;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(v.get<std::string>()), &n)) return n;
+    }
+    return std::nullopt;
+  }
+
+  const json& job_;
+  ParsedSubmit* out_;
+};
+
+// "gres/gpu:2", "gres/gpu:h100:2", "gres/gpu" (1), comma-separated. Tokens without a "gres/"
+// prefix are not GRES to slurmctld and are ignored. Returns false on a bad gres.
+bool ParseGres(std::string_view text, int* count, std::string* type) {
+  for (absl::string_view tok : absl::StrSplit(AV(text), ',', absl::SkipEmpty())) {
+    tok = absl::StripAsciiWhitespace(tok);
+    if (!absl::StartsWith(tok, "gres/")) continue;
+    std::vector<std::string> parts = absl::StrSplit(tok.substr(5), ':');
+    if (parts.empty() || parts[0] != "gpu" || parts.size() > 3) return false;
+    int n = 1;
+    if (parts.size() >= 2) {
+      const std::string& last = parts.back();
+      int64_t v = 0;
+      if (absl::SimpleAtoi(last, &v)) {
+        if (v < 0 || v > 1'000'000) return false;
+        n = static_cast<int>(v);
+        if (parts.size() == 3) *type = parts[1];
+      } else if (parts.size() == 2) {
+        *type = last;  // gres/gpu:h100 -> one GPU of that type
+      } else {
+        return false;
+      }
+    }
+    *count += n;
+  }
+  return true;
+}
+
+void ParseJobDesc(const json& job, ParsedSubmit* out) {
+  for (auto it = job.begin(); it != job.end(); ++it) {
+    if (KnownJobDescFields().count(it.key()) == 0) {
+      out->warnings.push_back(WarningUnknownField(it.key(), DataTypeName(it.value()),
+                                                  "JOB_DESC_MSG",
+                                                  absl::StrCat("#/job/", it.key())));
+    }
+  }
+  FieldReader r(job, out);
+  JobRequest& q = out->request;
+  json& spec = out->spec;
+
+  if (auto v = r.String("name")) q.name = *v;
+  if (auto v = r.String("partition")) {
+    std::vector<std::string> parts = absl::StrSplit(*v, ',', absl::SkipEmpty());
+    q.partition = parts.empty() ? "" : parts.front();
+  }
+  for (const char* key : {"current_working_directory", "standard_output", "standard_error",
+                          "standard_input", "account", "comment", "qos", "tres_per_node",
+                          "tres_per_job"}) {
+    if (auto v = r.String(key)) spec[key] = *v;
+  }
+  if (auto v = r.String("script")) q.script = *v;
+
+  // Environment: ["K=V", ...]; an object is converted with a warning.
+  if (const json* env = r.Get("environment")) {
+    if (env->is_object()) {
+      out->warnings.push_back(WarningExpectedArrayGotObject("#/job/environment/"));
+      for (auto it = env->begin(); it != env->end(); ++it) {
+        std::string value = it.value().is_string() ? it.value().get<std::string>()
+                                                   : it.value().dump();
+        q.env.emplace_back(it.key(), value);
+      }
+    } else if (auto list = r.List("environment")) {
+      for (const std::string& e : *list) {
+        size_t eq = e.find('=');
+        if (eq == std::string::npos) {
+          q.env.emplace_back(e, "");
+        } else {
+          q.env.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+        }
+      }
+    }
+  }
+
+  constexpr int64_t kMaxCount = 1'000'000;
+  std::optional<int64_t> min_nodes = r.Int("minimum_nodes", 0, kMaxCount);
+  if (!min_nodes) {
+    if (auto v = r.String("nodes")) {
+      std::string first = v->substr(0, v->find('-'));
+      int64_t n = 0;
+      if (absl::SimpleAtoi(first, &n) && n >= 0 && n <= kMaxCount) {
+        min_nodes = n;
+      } else {
+        r.Fail("nodes", absl::StrCat("Unable to parse node count \"", *v, "\""));
+      }
+    }
+  }
+  if (min_nodes) {
+    out->nodes_given = true;
+    out->min_nodes = static_cast<int>(*min_nodes);
+  }
+  std::optional<int64_t> tasks = r.Int("tasks", 0, kMaxCount);
+  std::optional<int64_t> tpn = r.Int("tasks_per_node", 0, kMaxCount);
+  std::optional<int64_t> cpt = r.Int("cpus_per_task", 0, kMaxCount);
+  std::optional<int64_t> min_cpn = r.Int("minimum_cpus_per_node", 0, kMaxCount);
+  r.Int("maximum_nodes", 0, kMaxCount);
+  r.Int("minimum_cpus", 0, kMaxCount);
+  if (auto v = r.Int("nice", -2147483645LL, 2147483645LL)) spec["nice"] = *v;
+  if (tasks) spec["tasks"] = *tasks;
+  if (tpn) spec["tasks_per_node"] = *tpn;
+  if (cpt) spec["cpus_per_task"] = *cpt;
+  if (auto v = r.NoValNumber("memory_per_node", INT64_MAX / 2);
+      v && *v != FieldReader::kInfinite) {
+    spec["memory_per_node"] = *v;
+  }
+  if (auto v = r.NoValNumber("memory_per_cpu", INT64_MAX / 2); v && *v != FieldReader::kInfinite) {
+    spec["memory_per_cpu"] = *v;
+  }
+  const int64_t nodes = std::max<int64_t>(1, out->min_nodes);
+  int64_t per_node_tasks =
+      tpn && *tpn > 0 ? *tpn : (tasks && *tasks > 0 ? (*tasks + nodes - 1) / nodes : 1);
+  int64_t cpus = per_node_tasks * (cpt && *cpt > 0 ? *cpt : 1);
+  if (min_cpn && *min_cpn > cpus) cpus = *min_cpn;
+  q.cpus_per_worker = static_cast<int>(std::min<int64_t>(cpus, kMaxCount));
+
+  constexpr int64_t kMaxMinutes = 0xFFFFFFFELL;
+  if (auto v = r.NoValNumber("time_limit", kMaxMinutes)) {
+    q.time_limit = *v == FieldReader::kInfinite ? kNever : FromSeconds(*v * 60);
+    if (*v == 0) q.time_limit = kNever;  // 0 is "no limit given" to slurmctld
+  }
+  r.NoValNumber("time_minimum", kMaxMinutes);
+  if (auto v = r.NoValNumber("begin_time", 1LL << 40); v && *v != FieldReader::kInfinite) {
+    q.begin_time = FromSeconds(*v);
+  }
+  if (auto v = r.Bool("hold")) q.hold = *v;
+  if (auto v = r.NoValNumber("priority", 0xFFFFFFFFLL); v && *v == 0) q.hold = true;
+  if (auto v = r.Bool("requeue")) q.requeue = *v;
+  if (auto v = r.List("required_nodes")) q.required_nodes = *v;
+  if (auto v = r.List("excluded_nodes")) q.excluded_nodes = *v;
+  r.List("argv");
+
+  // GPUs.
+  if (spec.contains("tres_per_node")) {
+    std::string type;
+    if (!ParseGres(spec["tres_per_node"].get<std::string>(), &out->gres.per_node, &type)) {
+      out->gres_error = kEslurmInvalidGres;
+    }
+    out->gres.type = type;
+  }
+  if (spec.contains("tres_per_job")) {
+    std::string type;
+    if (!ParseGres(spec["tres_per_job"].get<std::string>(), &out->gres.per_job, &type)) {
+      out->gres_error = kEslurmInvalidGres;
+    }
+    if (out->gres.type.empty()) out->gres.type = type;
+  }
+  out->gres.any = out->gres.per_node > 0 || out->gres.per_job > 0;
+  q.workers = static_cast<int>(nodes);
+}
+
+}  // namespace
+
+int JsonNestingDepth(std::string_view text) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false, escape = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escape) {
+        escape = false;
+      } else if (c == '\\') {
+        escape = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
+  ParsedSubmit out;
+  out.request.dialect = Dialect::kSlurm;
+  if (!body || absl::StripAsciiWhitespace(*body).empty()) {
+    out.error = ErrorEmptyQueryForJob();
+    return out;
+  }
+  if (JsonNestingDepth(*body) > kMaxJsonDepth) {
+    out.unparsable = true;
+    return out;
+  }
+  json root = json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) {
+    out.unparsable = true;
+    return out;
+  }
+  if (!root.is_object()) {
+    out.error = ErrorExpectedDictionary("#/");
+    return out;
+  }
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    if (it.key() != "job" && it.key() != "jobs" && it.key() != "script") {
+      out.warnings.push_back(WarningUnknownField(it.key(), DataTypeName(it.value()),
+                                                 "JOB_SUBMIT_REQ", absl::StrCat("#/", it.key())));
+    }
+  }
+  auto get = [&](const char* k) -> const json* {
+    auto it = root.find(k);
+    return it == root.end() || it->is_null() ? nullptr : &*it;
+  };
+  const json* job = get("job");
+  const json* jobs = get("jobs");
+  const json* script = get("script");
+  std::string top_script = script != nullptr && script->is_string() ? script->get<std::string>()
+                                                                    : std::string();
+  const bool job_has_script = job != nullptr && job->is_object() && job->contains("script") &&
+                              !(*job)["script"].is_null();
+  if (jobs == nullptr && top_script.empty() && !job_has_script) {
+    out.error = ErrorScriptFieldRequired();
+    return out;
+  }
+  if (job != nullptr && jobs != nullptr) {
+    out.error = ErrorJobAndJobsBoth();
+    return out;
+  }
+  if (job == nullptr && jobs == nullptr) {
+    out.error = ErrorJobOrJobsRequired();
+    return out;
+  }
+  const json* desc = job;
+  if (jobs != nullptr) {
+    if (!jobs->is_array()) {
+      out.error = ErrorConversionFailed("Expected list of job descriptions", "#/jobs/");
+      return out;
+    }
+    if (jobs->size() != 1) {
+      // Heterogeneous jobs are not modelled.
+      out.error = ErrorBatchSubmissionFailed(kEslurmNotSupported);
+      return out;
+    }
+    desc = &(*jobs)[0];
+  }
+  if (!desc->is_object()) {
+    out.error = ErrorExpectedDictionary(jobs != nullptr ? "#/jobs/0/" : "#/job/");
+    return out;
+  }
+  ParseJobDesc(*desc, &out);
+  if (out.error) return out;
+  if (out.request.script.empty()) out.request.script = top_script;
+  if (out.request.script.empty()) {
+    out.error = ErrorBatchScriptEmpty();
+    return out;
+  }
+  if (!out.spec.contains("current_working_directory") ||
+      out.spec["current_working_directory"].get<std::string>().empty()) {
+    out.error = ErrorBatchSubmissionFailed(kEslurmMissingWorkDir);
+    return out;
+  }
+  if (out.request.env.empty()) {
+    out.error = ErrorBatchSubmissionFailed(kEslurmEnvironmentMissing);
+    return out;
+  }
+  if (out.nodes_given && out.min_nodes <= 0) {
+    out.error = ErrorBatchSubmissionFailed(kEslurmInvalidNodeCount);
+    return out;
+  }
+  return out;
+}
+
+}  // namespace schedemu::api::slurm

@@ -1,0 +1,873 @@
+#include "api/slurm/views.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/slurm/absl_compat.h"
+
+namespace schedemu::api::slurm {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kYearSeconds = 365LL * 24 * 3600;
+
+// The submitted job_desc fields the api stored in JobRequest::spec (see submit.cc).
+struct Spec {
+  std::string cwd, stdout_path, stderr_path, stdin_path, account, comment, qos;
+  std::string tres_per_node, tres_per_job, submit_line;
+  int64_t tasks = 0, tasks_per_node = 0, cpus_per_task = 0;
+  int64_t memory_per_node = 0, memory_per_cpu = 0, nice = 0;
+};
+
+Spec ReadSpec(const Job& job) {
+  Spec s;
+  json j = json::parse(job.request.spec, nullptr, false);
+  if (!j.is_object()) return s;
+  auto str = [&](const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto num = [&](const char* k) -> int64_t {
+    auto it = j.find(k);
+    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+  };
+  s.cwd = str("current_working_directory");
+  s.stdout_path = str("standard_output");
+  s.stderr_path = str("standard_error");
+  s.stdin_path = str("standard_input");
+  s.account = str("account");
+  s.comment = str("comment");
+  s.qos = str("qos");
+  s.tres_per_node = str("tres_per_node");
+  s.tres_per_job = str("tres_per_job");
+  s.submit_line = str("submit_line");
+  s.tasks = num("tasks");
+  s.tasks_per_node = num("tasks_per_node");
+  s.cpus_per_task = num("cpus_per_task");
+  s.memory_per_node = num("memory_per_node");
+  s.memory_per_cpu = num("memory_per_cpu");
+  s.nice = num("nice");
+  return s;
+}
+
+const SlurmUserConfig* FindUser(const SlurmCluster& c, std::string_view name) {
+  for (const SlurmUserConfig& u : c.config.users) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PlacementNodes(const World& world,
+                                        const std::vector<WorkerPlacement>& placement) {
+  std::vector<std::string> names;
+  for (const WorkerPlacement& p : placement) {
+    if (p.node >= 0 && p.node < static_cast<int>(world.nodes().size())) {
+      names.push_back(world.nodes()[p.node].name);
+    }
+  }
+  return names;
+}
+
+std::string Base(std::string_view s) { return std::string(s); }
+
+std::string DefaultStdout(const Spec& spec) {
+  return spec.stdout_path.empty() ? "slurm-%j.out" : spec.stdout_path;
+}
+
+// Memory (MB) a job asks for per node: explicit, or per-cpu * cpus, or the node's share.
+int64_t MemoryPerNodeMb(const Spec& spec, const Job& job, int64_t node_mem_mb, int node_cpus) {
+  if (spec.memory_per_node > 0) return spec.memory_per_node;
+  if (spec.memory_per_cpu > 0) return spec.memory_per_cpu * std::max(1, job.request.cpus_per_worker);
+  if (node_cpus <= 0) return 0;
+  return node_mem_mb / node_cpus * std::max(1, job.request.cpus_per_worker);
+}
+
+std::string TresString(int cpus, int64_t mem_mb, int nodes, int gpus) {
+  std::string mem = mem_mb % 1024 == 0 && mem_mb > 0 ? absl::StrCat(mem_mb / 1024, "G")
+                                                      : absl::StrCat(mem_mb, "M");
+  std::string s = absl::StrCat("cpu=", cpus, ",mem=", mem, ",node=", nodes, ",billing=", cpus);
+  if (gpus > 0) absl::StrAppend(&s, ",gres/gpu=", gpus);
+  return s;
+}
+
+json TresList(int cpus, int64_t mem_mb, int nodes, int gpus) {
+  json l = json::array();
+  l.push_back({{"type", "cpu"}, {"name", ""}, {"id", 1}, {"count", cpus}});
+  l.push_back({{"type", "mem"}, {"name", ""}, {"id", 2}, {"count", mem_mb}});
+  l.push_back({{"type", "node"}, {"name", ""}, {"id", 4}, {"count", nodes}});
+  l.push_back({{"type", "billing"}, {"name", ""}, {"id", 5}, {"count", cpus}});
+  if (gpus > 0) l.push_back({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}});
+  return l;
+}
+
+struct ClusterRefs {
+  const SlurmCluster* cluster = nullptr;
+  const Partition* partition = nullptr;
+  const SlurmUserConfig* user = nullptr;
+};
+
+ClusterRefs Refs(const World& world, const Job& job) {
+  ClusterRefs r;
+  if (job.cluster >= 0 && job.cluster < static_cast<int>(world.clusters().size())) {
+    r.cluster = &world.clusters()[job.cluster];
+    if (job.partition >= 0 && job.partition < static_cast<int>(r.cluster->partitions.size())) {
+      r.partition = &r.cluster->partitions[job.partition];
+    }
+    r.user = FindUser(*r.cluster, job.request.tenant);
+  }
+  return r;
+}
+
+TimeMs EffectiveTimeLimit(const Job& job, const Partition* p) {
+  if (job.time_limit != kNever || p == nullptr) return job.time_limit;
+  return job.request.time_limit;
+}
+
+std::pair<int64_t, int> NodeShape(const World& world, const Job& job, const ClusterRefs& r) {
+  int64_t mem = 0;
+  int cpus = 0;
+  if (r.cluster != nullptr && !r.cluster->nodes.empty()) {
+    const Node& n = world.nodes()[r.cluster->nodes.front()];
+    mem = n.ram_mb;
+    cpus = n.cpus;
+  }
+  (void)job;
+  return {mem, cpus};
+}
+
+// {0,1,2,5} -> "0-2,5".
+std::string IndexRanges(const std::vector<int>& v) {
+  std::vector<std::string> ranges;
+  for (size_t a = 0; a < v.size();) {
+    size_t b = a;
+    while (b + 1 < v.size() && v[b + 1] == v[b] + 1) ++b;
+    ranges.push_back(a == b ? absl::StrCat(v[a]) : absl::StrCat(v[a], "-", v[b]));
+    a = b + 1;
+  }
+  return absl::StrJoin(ranges, ",");
+}
+
+}  // namespace
+
+json NoVal(int64_t number) { return {{"set", true}, {"infinite", false}, {"number", number}}; }
+json NoValUnset() { return {{"set", false}, {"infinite", false}, {"number", 0}}; }
+json NoValInfinite() { return {{"set", false}, {"infinite", true}, {"number", 0}}; }
+json NoValTime(TimeMs t) { return NoVal(t <= 0 || t == kNever ? 0 : ToSeconds(t)); }
+json NoValMinutes(TimeMs t) {
+  if (t == kNever) return NoValInfinite();
+  return NoVal(t / (60 * kMsPerSecond));
+}
+
+std::string_view SlurmBaseState(JobState s) {
+  switch (s) {
+    case JobState::kPending:
+    case JobState::kRestarting:
+      return "PENDING";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kCompleting:
+      return "COMPLETING";
+    case JobState::kCompleted:
+      return "COMPLETED";
+    case JobState::kFailed:
+      return "FAILED";
+    case JobState::kCancelled:
+      return "CANCELLED";
+    case JobState::kTimeout:
+      return "TIMEOUT";
+    case JobState::kNodeFail:
+      return "NODE_FAIL";
+    case JobState::kPreempted:
+      return "PREEMPTED";
+  }
+  return "PENDING";
+}
+
+json JobStateArray(const Job& job) {
+  if (job.state == JobState::kCompleting) {
+    JobState after = job.after_completing == JobState::kCompleting ? JobState::kCompleted
+                                                                   : job.after_completing;
+    return json::array({Base(SlurmBaseState(after)), "COMPLETING"});
+  }
+  return json::array({Base(SlurmBaseState(job.state))});
+}
+
+std::string SignalName(int signal) {
+  static const std::map<int, std::string> kNames = {
+      {1, "HUP"},   {2, "INT"},   {3, "QUIT"},  {4, "ILL"},   {5, "TRAP"},  {6, "ABRT"},
+      {7, "BUS"},   {8, "FPE"},   {9, "KILL"},  {10, "USR1"}, {11, "SEGV"}, {12, "USR2"},
+      {13, "PIPE"}, {14, "ALRM"}, {15, "TERM"}, {17, "CHLD"}, {18, "CONT"}, {19, "STOP"},
+      {20, "TSTP"}, {21, "TTIN"}, {22, "TTOU"}, {23, "URG"},  {24, "XCPU"}, {25, "XFSZ"},
+      {26, "VTALRM"}, {27, "PROF"}, {28, "WINCH"}, {30, "PWR"}, {31, "SYS"}};
+  auto it = kNames.find(signal);
+  return it == kNames.end() ? "" : it->second;
+}
+
+int ParseSignal(std::string_view text) {
+  std::string t = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(AV(text)));
+  if (t.empty()) return -1;
+  int n = 0;
+  if (absl::SimpleAtoi(t, &n)) return n >= 1 && n <= 64 ? n : -1;
+  if (t.rfind("SIG", 0) == 0) t = t.substr(3);
+  for (int s = 1; s <= 31; ++s) {
+    if (SignalName(s) == t) return s;
+  }
+  return -1;
+}
+
+json ExitCodeVerbose(int exit_code, int signal) {
+  json signal_obj = {{"id", NoValUnset()}, {"name", ""}};
+  if (signal > 0) {
+    signal_obj = {{"id", NoVal(signal)}, {"name", SignalName(signal)}};
+    return {{"status", json::array({"SIGNALED"})}, {"return_code", NoVal(0)},
+            {"signal", signal_obj}};
+  }
+  if (exit_code != 0) {
+    return {{"status", json::array({"ERROR"})}, {"return_code", NoVal(exit_code)},
+            {"signal", signal_obj}};
+  }
+  return {{"status", json::array({"SUCCESS"})}, {"return_code", NoVal(0)},
+          {"signal", signal_obj}};
+}
+
+std::string CompressHostlist(const std::vector<std::string>& names) { return HostList(names); }
+
+std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int64_t job_id,
+                            std::string_view user, std::string_view job_name,
+                            std::string_view first_node) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c != '%' || i + 1 >= pattern.size()) {
+      out.push_back(c);
+      continue;
+    }
+    // Optional zero-padding width: %5j.
+    size_t j = i + 1;
+    int width = 0;
+    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])) &&
+           width < 10) {
+      width = width * 10 + (pattern[j] - '0');
+      ++j;
+    }
+    if (j >= pattern.size()) {
+      out.append(pattern.substr(i));
+      break;
+    }
+    auto padded = [&](int64_t v) {
+      std::string s = absl::StrCat(v);
+      if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), '0');
+      return s;
+    };
+    switch (pattern[j]) {
+      case '%':
+        out.push_back('%');
+        break;
+      case 'j':
+      case 'A':
+        out += padded(job_id);
+        break;
+      case 'a':
+        out += padded(4294967294LL);
+        break;
+      case 'u':
+        out.append(user);
+        break;
+      case 'x':
+        out.append(job_name);
+        break;
+      case 'N':
+        out.append(first_node);
+        break;
+      case 'n':
+      case 't':
+        out += padded(0);
+        break;
+      case 's':
+        out += "batch";
+        break;
+      default:
+        out.append(pattern.substr(i, j - i + 1));
+        break;
+    }
+    i = j;
+  }
+  if (!out.empty() && out[0] != '/' && !cwd.empty()) {
+    std::string base(cwd);
+    if (base.back() != '/') base.push_back('/');
+    out = base + out;
+  }
+  return out;
+}
+
+bool InLiveView(const World& /*world*/, const Job& job) { return !job.purged; }
+
+json Meta(const MetaInfo& info) {
+  json plugin = info.slurmdb
+                    ? json{{"type", "openapi/slurmdbd"}, {"name", "Slurm OpenAPI slurmdbd"}}
+                    : json{{"type", "openapi/slurmctld"}, {"name", "Slurm OpenAPI slurmctld"}};
+  plugin["data_parser"] = "data_parser/v0.0.42";
+  plugin["accounting_storage"] = "accounting_storage/slurmdbd";
+  return {{"plugin", plugin},
+          {"client", {{"source", info.client_source}, {"user", info.user}, {"group", info.user}}},
+          {"command", json::array()},
+          {"slurm",
+           {{"version", {{"major", "24"}, {"micro", "6"}, {"minor", "11"}}},
+            {"release", "24.11.6"},
+            {"cluster", info.cluster_name}}}};
+}
+
+json JobInfoJson(const World& world, const Job& job) {
+  ClusterRefs r = Refs(world, job);
+  Spec spec = ReadSpec(job);
+  const JobRequest& q = job.request;
+  const std::string user = q.tenant;
+  const int uid = r.user != nullptr ? r.user->uid : 1000;
+  const int gid = r.user != nullptr ? r.user->gid : 1000;
+  const std::string account =
+      !spec.account.empty() ? spec.account : (r.user != nullptr ? r.user->account : "");
+  const std::string partition = r.partition != nullptr ? r.partition->config.name : q.partition;
+  const std::string cluster_name = r.cluster != nullptr ? r.cluster->config.slurm_cluster_name : "";
+  const bool running_like =
+      job.state == JobState::kRunning || job.state == JobState::kCompleting;
+  std::vector<std::string> node_names = PlacementNodes(world, job.placement);
+  if (node_names.empty() && IsTerminal(job.state) && !job.runs.empty()) {
+    node_names = PlacementNodes(world, job.CurrentRun().placement);
+  }
+  const std::string nodes = CompressHostlist(node_names);
+  const std::string batch_host = node_names.empty() ? "" : node_names.front();
+  const JobRun* run = job.runs.empty() ? nullptr : &job.CurrentRun();
+  const TimeMs limit = EffectiveTimeLimit(job, r.partition);
+  auto [node_mem, node_cpus] = NodeShape(world, job, r);
+  const int workers = std::max(1, q.workers);
+  const int cpus_per = std::max(1, q.cpus_per_worker);
+  const int total_cpus = workers * cpus_per;
+  const int64_t mem_per_node = MemoryPerNodeMb(spec, job, node_mem, node_cpus);
+  const int gpus = job.TotalGpus();
+  const std::string cwd = spec.cwd;
+  const std::string name = job.name;
+
+  TimeMs submit = run != nullptr ? run->submit_time : job.created_at;
+  TimeMs eligible = run != nullptr ? run->eligible_time : 0;
+  TimeMs start = run != nullptr ? run->start_time : 0;
+  TimeMs end = run != nullptr ? run->end_time : 0;
+  if (job.state == JobState::kPending) {
+    start = 0;
+    end = 0;
+  } else if (job.state == JobState::kRunning && start > 0) {
+    end = job.expected_end != kNever ? job.expected_end
+          : limit == kNever         ? start + FromSeconds(kYearSeconds)
+                                    : start + limit;
+  }
+
+  json job_resources;
+  if (running_like && !job.placement.empty()) {
+    json alloc = json::array();
+    int idx = 0;
+    for (const WorkerPlacement& p : job.placement) {
+      const Node& n = world.nodes()[p.node];
+      json cores = json::array();
+      for (int c = 0; c < std::max(1, p.cpus); ++c) {
+        cores.push_back({{"index", c}, {"status", json::array({"ALLOCATED"})}});
+      }
+      alloc.push_back({{"index", idx++},
+                       {"name", n.name},
+                       {"cpus", {{"count", p.cpus}, {"used", p.cpus}}},
+                       {"memory", {{"used", 0}, {"allocated", mem_per_node}}},
+                       {"sockets", json::array({{{"index", 0}, {"cores", cores}}})}});
+    }
+    job_resources = {{"select_type", json::array({"CPU", "MEMORY"})},
+                     {"nodes",
+                      {{"count", static_cast<int>(job.placement.size())},
+                       {"select_type", json::array({"AVAILABLE"})},
+                       {"list", nodes},
+                       {"whole", false},
+                       {"allocation", alloc}}},
+                     {"cpus", total_cpus},
+                     {"threads_per_core", NoVal(1)}};
+  } else {
+    job_resources = {{"select_type", json::array()},
+                     {"nodes",
+                      {{"count", 0},
+                       {"select_type", json::array()},
+                       {"list", ""},
+                       {"whole", false},
+                       {"allocation", json::array()}}},
+                     {"cpus", 0},
+                     {"threads_per_core", NoValUnset()}};
+  }
+
+  std::string reason = job.reason.empty() ? "None" : job.reason;
+  if (job.held && job.state == JobState::kPending) reason = "JobHeldUser";
+  std::string state_description;
+  if (job.state == JobState::kFailed && job.signal > 0) {
+    state_description = absl::StrCat("RaisedSignal:", job.signal, "(", SignalName(job.signal), ")");
+  }
+  const int tier = r.partition != nullptr ? r.partition->config.priority_tier : 1;
+  const int64_t priority = job.held ? 0 : static_cast<int64_t>(tier) * 1000 + 1;
+
+  json flags = json::array();
+  if (spec.account.empty()) flags.push_back("USING_DEFAULT_ACCOUNT");
+  if (q.partition.empty()) flags.push_back("USING_DEFAULT_PARTITION");
+  flags.push_back("USING_DEFAULT_QOS");
+  flags.push_back("USING_DEFAULT_WCKEY");
+  if (start > 0 && running_like) flags.push_back("JOB_WAS_RUNNING");
+
+  const std::string stdout_path =
+      ExpandStdioPath(DefaultStdout(spec), cwd, job.slurm_job_id, user, name, batch_host);
+  const std::string stderr_path = ExpandStdioPath(
+      spec.stderr_path.empty() ? DefaultStdout(spec) : spec.stderr_path, cwd, job.slurm_job_id,
+      user, name, batch_host);
+  const std::string stdin_path =
+      ExpandStdioPath(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path, cwd,
+                      job.slurm_job_id, user, name, batch_host);
+
+  const bool ended = IsTerminal(job.state);
+  json j = {
+      {"account", account},
+      {"accrue_time", NoValTime(eligible)},
+      {"admin_comment", ""},
+      {"allocating_node", "vertex-slurm-api"},
+      {"array_job_id", NoVal(0)},
+      {"array_task_id", NoValUnset()},
+      {"array_max_tasks", NoVal(0)},
+      {"array_task_string", ""},
+      {"association_id", 0},
+      {"batch_features", ""},
+      {"batch_flag", true},
+      {"batch_host", batch_host},
+      {"flags", flags},
+      {"burst_buffer", ""},
+      {"burst_buffer_state", ""},
+      {"cluster", cluster_name},
+      {"cluster_features", ""},
+      {"command", ""},
+      {"comment", spec.comment},
+      {"container", ""},
+      {"container_id", ""},
+      {"contiguous", false},
+      {"core_spec", 0},
+      {"thread_spec", 0},
+      {"cores_per_socket", NoValUnset()},
+      {"billable_tres", NoValUnset()},
+      {"cpus_per_task", NoVal(cpus_per / std::max<int64_t>(1, spec.tasks_per_node > 0
+                                                                  ? spec.tasks_per_node
+                                                                  : 1))},
+      {"cpu_frequency_minimum", NoValUnset()},
+      {"cpu_frequency_maximum", NoValUnset()},
+      {"cpu_frequency_governor", NoValUnset()},
+      {"cpus_per_tres", ""},
+      {"cron", ""},
+      {"deadline", NoVal(0)},
+      {"delay_boot", NoVal(0)},
+      {"dependency", ""},
+      {"derived_exit_code", ExitCodeVerbose(ended ? job.exit_code : 0, 0)},
+      {"eligible_time", NoValTime(eligible)},
+      {"end_time", NoValTime(end)},
+      {"excluded_nodes", absl::StrJoin(q.excluded_nodes, ",")},
+      {"exit_code", ExitCodeVerbose(job.exit_code, job.signal)},
+      {"extra", ""},
+      {"failed_node", ""},
+      {"features", ""},
+      {"federation_origin", ""},
+      {"federation_siblings_active", ""},
+      {"federation_siblings_viable", ""},
+      {"gres_detail", json::array()},
+      {"group_id", gid},
+      {"group_name", user},
+      {"het_job_id", NoVal(0)},
+      {"het_job_id_set", ""},
+      {"het_job_offset", NoVal(0)},
+      {"job_id", job.slurm_job_id},
+      {"job_resources", job_resources},
+      {"job_size_str", json::array()},
+      {"job_state", JobStateArray(job)},
+      {"last_sched_evaluation", NoValTime(world.now())},
+      {"licenses", ""},
+      {"mail_type", json::array()},
+      {"mail_user", user},
+      {"max_cpus", NoVal(0)},
+      {"max_nodes", NoVal(0)},
+      {"mcs_label", ""},
+      {"memory_per_tres", ""},
+      {"name", name},
+      {"network", ""},
+      {"nodes", nodes},
+      {"nice", spec.nice},
+      {"tasks_per_core", NoValUnset()},
+      {"tasks_per_tres", NoVal(0)},
+      {"tasks_per_node", NoVal(spec.tasks_per_node > 0 ? spec.tasks_per_node : 0)},
+      {"tasks_per_socket", NoValUnset()},
+      {"tasks_per_board", NoVal(0)},
+      {"cpus", NoVal(total_cpus)},
+      {"node_count", NoVal(workers)},
+      {"tasks", NoVal(spec.tasks > 0 ? spec.tasks
+                                     : workers * std::max<int64_t>(1, spec.tasks_per_node))},
+      {"partition", partition},
+      {"prefer", ""},
+      {"memory_per_cpu", NoValUnset()},
+      {"memory_per_node", NoVal(mem_per_node)},
+      {"minimum_cpus_per_node", NoVal(cpus_per)},
+      {"minimum_tmp_disk_per_node", NoVal(0)},
+      {"power", {{"flags", json::array()}}},
+      {"preempt_time", NoVal(0)},
+      {"preemptable_time", NoVal(0)},
+      {"pre_sus_time", NoVal(0)},
+      {"hold", job.held},
+      {"priority", NoVal(priority)},
+      {"priority_by_partition", json::array()},
+      {"profile", json::array({"NOT_SET"})},
+      {"qos", spec.qos.empty() ? "normal" : spec.qos},
+      {"reboot", false},
+      {"required_nodes", absl::StrJoin(q.required_nodes, ",")},
+      {"required_switches", 0},
+      {"requeue", q.requeue},
+      {"resize_time", NoVal(0)},
+      {"restart_cnt", job.restart_count},
+      {"resv_name", ""},
+      {"scheduled_nodes", ""},
+      {"selinux_context", ""},
+      {"shared", json::array()},
+      {"sockets_per_board", 0},
+      {"sockets_per_node", NoValUnset()},
+      {"start_time", NoValTime(start)},
+      {"state_description", state_description},
+      {"state_reason", reason},
+      {"standard_error", stderr_path},
+      {"standard_input", stdin_path},
+      {"standard_output", stdout_path},
+      {"submit_time", NoValTime(submit)},
+      {"suspend_time", NoVal(0)},
+      {"system_comment", ""},
+      {"time_limit", NoValMinutes(limit)},
+      {"time_minimum", NoVal(0)},
+      {"threads_per_core", NoValUnset()},
+      {"tres_bind", ""},
+      {"tres_freq", ""},
+      {"tres_per_job", spec.tres_per_job},
+      {"tres_per_node", spec.tres_per_node},
+      {"tres_per_socket", ""},
+      {"tres_per_task", ""},
+      {"tres_req_str", TresString(total_cpus, mem_per_node * workers, workers, gpus)},
+      {"tres_alloc_str",
+       running_like || (ended && start > 0)
+           ? TresString(total_cpus, mem_per_node * workers, workers, gpus)
+           : ""},
+      {"user_id", uid},
+      {"user_name", user},
+      {"maximum_switch_wait_time", 0},
+      {"wckey", ""},
+      {"current_working_directory", cwd},
+  };
+  return j;
+}
+
+std::vector<json> JobDbRecords(const World& world, const Job& job) {
+  ClusterRefs r = Refs(world, job);
+  Spec spec = ReadSpec(job);
+  const JobRequest& q = job.request;
+  const std::string user = q.tenant;
+  const std::string account =
+      !spec.account.empty() ? spec.account : (r.user != nullptr ? r.user->account : "");
+  const std::string partition = r.partition != nullptr ? r.partition->config.name : q.partition;
+  const std::string cluster_name = r.cluster != nullptr ? r.cluster->config.slurm_cluster_name : "";
+  const TimeMs limit = EffectiveTimeLimit(job, r.partition);
+  auto [node_mem, node_cpus] = NodeShape(world, job, r);
+  const int workers = std::max(1, q.workers);
+  const int cpus_per = std::max(1, q.cpus_per_worker);
+  const int total_cpus = workers * cpus_per;
+  const int64_t mem_per_node = MemoryPerNodeMb(spec, job, node_mem, node_cpus);
+  const int gpus = job.TotalGpus();
+  const std::string cwd = spec.cwd;
+  const int tier = r.partition != nullptr ? r.partition->config.priority_tier : 1;
+
+  std::vector<json> out;
+  for (size_t i = 0; i < job.runs.size(); ++i) {
+    const JobRun& run = job.runs[i];
+    const bool last = i + 1 == job.runs.size();
+    json state;
+    int exit_code = run.exit_code;
+    int signal = run.signal;
+    if (last) {
+      state = JobStateArray(job);
+      if (IsTerminal(job.state)) {
+        exit_code = job.exit_code;
+        signal = job.signal;
+      }
+    } else {
+      state = json::array({Base(SlurmBaseState(run.end_state))});
+    }
+    std::vector<std::string> names = PlacementNodes(world, run.placement);
+    if (last && names.empty()) names = PlacementNodes(world, job.placement);
+    const std::string nodes = names.empty() ? "None assigned" : CompressHostlist(names);
+    const std::string first_node = names.empty() ? "" : names.front();
+    TimeMs start = run.start_time;
+    TimeMs end = run.end_time;
+    if (last && job.state == JobState::kPending) {
+      start = 0;
+      end = 0;
+    }
+    int64_t elapsed = 0;
+    if (start > 0) elapsed = ToSeconds((end > 0 ? end : world.now()) - start);
+    const bool started = start > 0;
+    const std::string stdout_raw = DefaultStdout(spec);
+    const std::string stderr_raw = spec.stderr_path.empty() ? stdout_raw : spec.stderr_path;
+    const std::string stdin_raw = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+    json flags = json::array({started ? "STARTED_ON_SCHEDULE" : "NONE"});
+    std::string reason = run.reason.empty() ? "None" : run.reason;
+    if (last) reason = job.reason.empty() ? "None" : job.reason;
+
+    json rec = {
+        {"account", account},
+        {"comment", {{"administrator", ""}, {"job", spec.comment}, {"system", ""}}},
+        {"allocation_nodes", started ? static_cast<int>(names.size()) : 0},
+        {"array",
+         {{"job_id", 0},
+          {"limits", {{"max", {{"running", {{"tasks", 0}}}}}}},
+          {"task_id", NoValUnset()},
+          {"task", ""}}},
+        {"association",
+         {{"account", account}, {"cluster", cluster_name}, {"partition", partition},
+          {"user", user}, {"id", 0}}},
+        {"block", ""},
+        {"cluster", cluster_name},
+        {"constraints", ""},
+        {"container", ""},
+        {"derived_exit_code", ExitCodeVerbose(exit_code, 0)},
+        {"time",
+         {{"elapsed", elapsed},
+          {"eligible", ToSeconds(run.eligible_time)},
+          {"end", ToSeconds(end)},
+          {"planned", NoVal(started ? ToSeconds(start - run.eligible_time) : 0)},
+          {"start", ToSeconds(start)},
+          {"submission", ToSeconds(run.submit_time)},
+          {"suspended", 0},
+          {"system", {{"seconds", 0}, {"microseconds", 0}}},
+          {"limit", NoValMinutes(limit)},
+          {"total", {{"seconds", 0}, {"microseconds", 0}}},
+          {"user", {{"seconds", 0}, {"microseconds", 0}}}}},
+        {"exit_code", ExitCodeVerbose(exit_code, signal)},
+        {"extra", ""},
+        {"failed_node", ""},
+        {"flags", flags},
+        {"group", user},
+        {"het", {{"job_id", 0}, {"job_offset", NoValUnset()}}},
+        {"job_id", job.slurm_job_id},
+        {"name", job.name},
+        {"licenses", ""},
+        {"mcs", {{"label", ""}}},
+        {"nodes", nodes},
+        {"partition", partition},
+        {"hold", job.held && last},
+        {"priority", NoVal(job.held && last ? 0 : static_cast<int64_t>(tier) * 1000 + 1)},
+        {"qos", spec.qos.empty() ? "normal" : spec.qos},
+        {"qosreq", ""},
+        {"required",
+         {{"CPUs", total_cpus},
+          {"memory_per_cpu", NoValUnset()},
+          {"memory_per_node", NoVal(mem_per_node)}}},
+        {"kill_request_user", ""},
+        {"restart_cnt", run.number},
+        {"reservation", {{"id", 0}, {"name", ""}}},
+        {"script", q.script},
+        {"stdin_expanded",
+         ExpandStdioPath(stdin_raw, cwd, job.slurm_job_id, user, job.name, first_node)},
+        {"stdout_expanded",
+         ExpandStdioPath(stdout_raw, cwd, job.slurm_job_id, user, job.name, first_node)},
+        {"stderr_expanded",
+         ExpandStdioPath(stderr_raw, cwd, job.slurm_job_id, user, job.name, first_node)},
+        {"stdout", stdout_raw},
+        {"stderr", stderr_raw},
+        {"stdin", stdin_raw},
+        {"state", {{"current", state}, {"reason", reason}}},
+        {"steps", json::array()},
+        {"submit_line", spec.submit_line},
+        {"tres",
+         {{"allocated", started ? TresList(total_cpus, mem_per_node * workers, workers, gpus)
+                                : json::array()},
+          {"requested", TresList(total_cpus, mem_per_node * workers, workers, gpus)}}},
+        {"used_gres", ""},
+        {"user", user},
+        {"wckey", {{"wckey", ""}, {"flags", json::array()}}},
+        {"working_directory", cwd},
+    };
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node) {
+  int used_gpus = 0;
+  std::vector<int> used_idx;
+  for (int g = 0; g < node.gpus(); ++g) {
+    if (node.gpu_owner[g] != kNoJob) {
+      ++used_gpus;
+      used_idx.push_back(g);
+    }
+  }
+  json state = json::array();
+  bool busy = node.cpus_used > 0 || used_gpus > 0;
+  bool full = used_gpus == node.gpus() && node.gpus() > 0;
+  if (node.gpus() == 0) full = node.cpus_used >= node.cpus && node.cpus > 0;
+  if (node.state == NodeState::kDown) {
+    state.push_back("DOWN");
+  } else {
+    state.push_back(!busy ? "IDLE" : (full ? "ALLOCATED" : "MIXED"));
+    if (node.state == NodeState::kDrain) state.push_back("DRAIN");
+  }
+  std::vector<std::string> parts;
+  for (const Partition& p : cluster.partitions) {
+    if (std::find(p.nodes.begin(), p.nodes.end(), node.index) != p.nodes.end()) {
+      parts.push_back(p.config.name);
+    }
+  }
+  std::string gpu_type = node.gpu_model;
+  std::string gres = node.gpus() > 0 ? absl::StrCat("gpu:", gpu_type, ":", node.gpus(), "(S:0-1)")
+                                      : "";
+  std::string gres_used;
+  if (node.gpus() > 0) {
+    gres_used = absl::StrCat("gpu:", gpu_type, ":", used_gpus, "(IDX:",
+                             used_idx.empty() ? "N/A" : IndexRanges(used_idx), ")");
+  }
+  const int64_t real_memory = node.ram_mb;
+  std::string tres = absl::StrCat("cpu=", node.cpus, ",mem=", real_memory / 1024,
+                                  "G,billing=", node.cpus);
+  if (node.gpus() > 0) absl::StrAppend(&tres, ",gres/gpu=", node.gpus());
+  std::string tres_used;
+  if (busy) {
+    tres_used = absl::StrCat("cpu=", node.cpus_used);
+    if (used_gpus > 0) absl::StrAppend(&tres_used, ",gres/gpu=", used_gpus);
+  }
+  const int64_t boot = ToSeconds(world.config().start_time);
+  return {
+      {"architecture", "x86_64"},
+      {"burstbuffer_network_address", ""},
+      {"boards", 1},
+      {"boot_time", NoVal(boot)},
+      {"cluster_name", ""},
+      {"cores", std::max(1, node.cpus / 2)},
+      {"specialized_cores", 0},
+      {"cpu_binding", 0},
+      {"cpu_load", 0},
+      {"free_mem", NoVal(real_memory)},
+      {"cpus", node.cpus},
+      {"effective_cpus", node.cpus},
+      {"specialized_cpus", ""},
+      {"energy",
+       {{"average_watts", 0},
+        {"base_consumed_energy", 0},
+        {"consumed_energy", 0},
+        {"current_watts", NoValUnset()},
+        {"previous_consumed_energy", 0},
+        {"last_collected", 0}}},
+      {"external_sensors", json::object()},
+      {"extra", ""},
+      {"power", json::object()},
+      {"features", json::array()},
+      {"active_features", json::array()},
+      {"gpu_spec", ""},
+      {"gres", gres},
+      {"gres_drained", "N/A"},
+      {"gres_used", gres_used},
+      {"instance_id", ""},
+      {"instance_type", ""},
+      {"last_busy", NoVal(boot)},
+      {"mcs_label", ""},
+      {"specialized_memory", 0},
+      {"name", node.name},
+      {"next_state_after_reboot", json::array({"INVALID"})},
+      {"address", node.name},
+      {"hostname", node.name},
+      {"state", state},
+      {"operating_system", "Linux 6.1.0-emulated"},
+      {"owner", ""},
+      {"partitions", parts},
+      {"port", 6818},
+      {"real_memory", real_memory},
+      {"res_cores_per_gpu", 0},
+      {"comment", ""},
+      {"reason", node.state_reason},
+      {"reason_changed_at", NoVal(0)},
+      {"reason_set_by_user", node.state_reason.empty() ? "" : "root"},
+      {"resume_after", NoVal(0)},
+      {"reservation", ""},
+      {"alloc_memory", 0},
+      {"alloc_cpus", node.cpus_used},
+      {"alloc_idle_cpus", node.cpus - node.cpus_used},
+      {"tres_used", tres_used},
+      {"tres_weighted", 0.0},
+      {"slurmd_start_time", NoVal(boot)},
+      {"sockets", 2},
+      {"threads", 1},
+      {"temporary_disk", 0},
+      {"weight", 1},
+      {"tres", tres},
+      {"version", "24.11.6"},
+  };
+}
+
+json PartitionJson(const World& world, const SlurmCluster& cluster, const Partition& partition) {
+  std::vector<std::string> names;
+  int cpus = 0;
+  int gpus = 0;
+  int64_t mem = 0;
+  for (NodeIndex i : partition.nodes) {
+    const Node& n = world.nodes()[i];
+    names.push_back(n.name);
+    cpus += n.cpus;
+    gpus += n.gpus();
+    mem += n.ram_mb;
+  }
+  std::string tres = absl::StrCat("cpu=", cpus, ",mem=", mem / 1024, "G,node=", names.size(),
+                                  ",billing=", cpus);
+  if (gpus > 0) absl::StrAppend(&tres, ",gres/gpu=", gpus);
+  const PartitionConfig& c = partition.config;
+  return {
+      {"nodes",
+       {{"allowed_allocation", ""},
+        {"configured", CompressHostlist(names)},
+        {"total", static_cast<int>(names.size())}}},
+      {"accounts", {{"allowed", ""}, {"deny", ""}}},
+      {"groups", {{"allowed", ""}}},
+      {"qos", {{"allowed", ""}, {"deny", ""}, {"assigned", ""}}},
+      {"alternate", ""},
+      {"tres", {{"billing_weights", ""}, {"configured", tres}}},
+      {"cluster", cluster.config.slurm_cluster_name},
+      {"select_type", json::array()},
+      {"cpus", {{"task_binding", 0}, {"total", cpus}}},
+      {"defaults",
+       {{"memory_per_cpu", 0},
+        {"partition_memory_per_cpu", NoValUnset()},
+        {"partition_memory_per_node", NoValUnset()},
+        {"time", c.default_time == kNever ? NoValUnset() : NoValMinutes(c.default_time)},
+        {"job", ""}}},
+      {"grace_time", ToSeconds(c.grace_time)},
+      {"maximums",
+       {{"cpus_per_node", NoValInfinite()},
+        {"cpus_per_socket", NoValInfinite()},
+        {"memory_per_cpu", 0},
+        {"partition_memory_per_cpu", NoValUnset()},
+        {"partition_memory_per_node", NoValUnset()},
+        {"nodes", NoValInfinite()},
+        {"shares", 1},
+        {"oversubscribe", {{"jobs", 1}, {"flags", json::array()}}},
+        {"time", NoValMinutes(c.max_time)},
+        {"over_time_limit", NoValUnset()}}},
+      {"minimums", {{"nodes", 0}}},
+      {"name", c.name},
+      {"node_sets", ""},
+      {"priority", {{"job_factor", 1}, {"tier", c.priority_tier}}},
+      {"timeouts", {{"resume", NoValUnset()}, {"suspend", NoValUnset()}}},
+      {"partition", {{"state", json::array({"UP"})}}},
+      {"suspend_time", NoValUnset()},
+  };
+}
+
+}  // namespace schedemu::api::slurm

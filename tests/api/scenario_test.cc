@@ -1,0 +1,339 @@
+// Scenario files: the embedded default, every example, and each kind of error (JSON path + why).
+#include "api/scenario/scenario.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/instance_type.h"
+
+namespace schedemu::api {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+json DefaultJson() { return json::parse(DefaultScenarioText()); }
+
+std::string ErrorOf(const json& j) {
+  auto s = ParseScenario(j.dump(2), "x.json");
+  EXPECT_FALSE(s.ok()) << "expected an error for " << j.dump();
+  return s.ok() ? "" : std::string(s.status().message());
+}
+
+TEST(DefaultScenarioTest, EmbeddedTextIsTheExampleFile) {
+#ifdef SCHEDEMU_SOURCE_DIR
+  std::ifstream in(std::string(SCHEDEMU_SOURCE_DIR) + "/examples/default.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), DefaultScenarioText());
+#endif
+  EXPECT_FALSE(DefaultScenarioText().empty());
+}
+
+TEST(DefaultScenarioTest, HasTheFixedCredentials) {
+  auto s = ParseScenario(DefaultScenarioText(), "default.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const WorldConfig& w = s->world;
+  EXPECT_EQ(s->name, "default");
+  EXPECT_EQ(w.seed, 42u);
+  EXPECT_EQ(w.start_time, FromSeconds(1767225600));
+  ASSERT_EQ(s->clock_mode, Clock::Mode::kManual);
+
+  ASSERT_EQ(w.regions.size(), 1u);
+  EXPECT_EQ(w.regions[0].key, "SR008");
+  EXPECT_EQ(w.regions[0].shared_queue_name, "shared-cluster");
+  EXPECT_FALSE(w.regions[0].shared_queue_id.empty());
+
+  ASSERT_EQ(w.allocations.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const auto& a = w.allocations[i];
+    EXPECT_EQ(a.name, i == 0 ? "alloc-1" : "alloc-2");
+    EXPECT_EQ(a.region, "SR008");
+    EXPECT_EQ(a.node_names.size(), 2u);
+    auto node = ParseInstanceType(a.node_instance_type);
+    ASSERT_TRUE(node.ok());
+    EXPECT_EQ(node->gpus, 8);
+    EXPECT_EQ(node->gpu_model, "a100");
+    EXPECT_TRUE(a.in_shared_cluster);
+    EXPECT_GT(a.price_per_gpu_hour, 0);
+    EXPECT_THAT(a.instance_types, ::testing::IsSupersetOf({"a100.1gpu", "a100.2gpu.32C.976G",
+                                                           "a100.8gpu"}));
+    ASSERT_EQ(a.queues.size(), 1u);
+    EXPECT_EQ(a.queues[0].type, QueueType::kDefault);
+  }
+
+  ASSERT_EQ(w.workspaces.size(), 2u);
+  const auto& demo = w.workspaces[0];
+  EXPECT_EQ(demo.name, "demo");
+  EXPECT_EQ(demo.id, "11111111-1111-4111-8111-111111111111");
+  EXPECT_EQ(demo.api_key, "demo-api-key");
+  ASSERT_EQ(demo.service_accounts.size(), 1u);
+  EXPECT_EQ(demo.service_accounts[0].client_id, "demo-client");
+  EXPECT_EQ(demo.service_accounts[0].client_secret, "demo-secret");
+  EXPECT_TRUE(demo.service_accounts[0].admin);
+  EXPECT_THAT(demo.allocations, ::testing::ElementsAre("alloc-1", "alloc-2"));
+  const auto& other = w.workspaces[1];
+  EXPECT_EQ(other.id, "22222222-2222-4222-8222-222222222222");
+  EXPECT_EQ(other.api_key, "other-api-key");
+  EXPECT_EQ(other.service_accounts[0].client_id, "other-client");
+  EXPECT_EQ(other.service_accounts[0].client_secret, "other-secret");
+  EXPECT_THAT(other.allocations, ::testing::ElementsAre("alloc-2"));
+
+  ASSERT_EQ(w.clusters.size(), 1u);
+  const auto& c = w.clusters[0];
+  EXPECT_EQ(absl::StrCat("projects/", c.project, "/locations/", c.location,
+                         "/modelDevelopmentClusters/", c.name),
+            "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster");
+  ASSERT_EQ(c.nodes.size(), 4u);
+  EXPECT_EQ(c.nodes[0].name, "a3-0");
+  EXPECT_EQ(c.nodes[3].name, "a3-3");
+  EXPECT_EQ(c.nodes[3].gpus, 8);
+  ASSERT_EQ(c.partitions.size(), 2u);
+  EXPECT_EQ(c.partitions[0].name, "gpu");
+  EXPECT_TRUE(c.partitions[0].is_default);
+  EXPECT_EQ(c.partitions[0].preempt_mode, PreemptMode::kOff);
+  EXPECT_EQ(c.partitions[1].name, "spot");
+  EXPECT_EQ(c.partitions[1].preempt_mode, PreemptMode::kRequeue);
+  EXPECT_GT(c.partitions[0].priority_tier, c.partitions[1].priority_tier);
+  EXPECT_EQ(c.partitions[1].nodes.size(), 4u);
+  EXPECT_EQ(c.requeue_delay, FromSeconds(120));
+  ASSERT_EQ(c.users.size(), 2u);
+  EXPECT_EQ(c.users[0].name, "demo");
+  EXPECT_EQ(c.users[0].uid, 1001);
+  EXPECT_EQ(c.users[1].name, "other");
+  EXPECT_EQ(c.users[1].uid, 1002);
+
+  bool demo_token = false, other_token = false, demo_sa = false;
+  for (const auto& p : w.principals) {
+    if (p.token == "demo-token") demo_token = p.linux_user == "demo";
+    if (p.token == "other-token") other_token = p.linux_user == "other";
+    if (p.email == "demo-sa@demo-project.iam.gserviceaccount.com") demo_sa = p.linux_user == "demo";
+    EXPECT_THAT(p.projects, ::testing::Contains("demo-project"));
+  }
+  EXPECT_TRUE(demo_token);
+  EXPECT_TRUE(other_token);
+  EXPECT_TRUE(demo_sa);
+  EXPECT_EQ(w.default_behaviour.runtime, FromSeconds(60));
+}
+
+TEST(ScenarioErrorTest, BadJsonGivesLineAndColumn) {
+  auto s = ParseScenario("{\n  \"name\": \"x\",\n  \"seed\": ,\n}", "bad.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("bad.json: line 3, column 11: invalid JSON"));
+}
+
+TEST(ScenarioErrorTest, TopLevelMustBeAnObject) {
+  EXPECT_EQ(ErrorOf(json::array()), "x.json: $: expected an object, got an array");
+}
+
+TEST(ScenarioErrorTest, UnknownFieldsAreNamed) {
+  json j = DefaultJson();
+  j["colour"] = "blue";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.colour: unknown field \"colour\"");
+  j = DefaultJson();
+  j["allocations"][1]["nodez"] = json::array();
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodez: unknown field \"nodez\"");
+  j = DefaultJson();
+  j["slurm_clusters"][0]["partitions"][1]["tier"] = 3;
+  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions[1].tier: unknown field \"tier\"");
+}
+
+TEST(ScenarioErrorTest, WrongTypesNameThePath) {
+  json j = DefaultJson();
+  j["allocations"][1]["nodes"] = "dgx";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: expected an array of strings");
+  j = DefaultJson();
+  j["allocations"][1]["nodes"] = json::array({1, 2});
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: expected an array of strings");
+  j = DefaultJson();
+  j["seed"] = "x";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.seed: expected an integer, got a string");
+  j = DefaultJson();
+  j["seed"] = -1;
+  EXPECT_EQ(ErrorOf(j), "x.json: $.seed: must be >= 0");
+  j = DefaultJson();
+  j["workspaces"][0]["service_accounts"][0]["admin"] = "yes";
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.workspaces[0].service_accounts[0].admin: expected a boolean, got a string");
+  j = DefaultJson();
+  j["regions"] = json::object();
+  EXPECT_EQ(ErrorOf(j), "x.json: $.regions: expected an array of objects, got an object");
+}
+
+TEST(ScenarioErrorTest, MissingRequiredField) {
+  json j = DefaultJson();
+  j["allocations"][0].erase("region");
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[0].region: required field is missing");
+}
+
+TEST(ScenarioErrorTest, InstanceTypesAreValidated) {
+  json j = DefaultJson();
+  j["allocations"][0]["instance_types"][1] = "banana";
+  std::string e = ErrorOf(j);
+  EXPECT_THAT(e, HasSubstr("x.json: $.allocations[0].instance_types: "));
+  EXPECT_THAT(e, HasSubstr("banana"));
+  j = DefaultJson();
+  j["allocations"][0]["node_instance_type"] = "zz";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("$.allocations[0].node_instance_type: "));
+}
+
+TEST(ScenarioErrorTest, ReferencesMustResolve) {
+  json j = DefaultJson();
+  j["allocations"][1]["region"] = "SR999";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].region: unknown region \"SR999\" (not in "
+                        "$.regions)");
+  j = DefaultJson();
+  j["workspaces"][1]["allocations"] = {"alloc-9"};
+  EXPECT_EQ(ErrorOf(j), "x.json: $.workspaces[1].allocations: unknown allocation \"alloc-9\" (not "
+                        "in $.allocations)");
+  j = DefaultJson();
+  j["slurm_clusters"][0]["partitions"][0]["nodes"] = {"a3-9"};
+  EXPECT_THAT(ErrorOf(j), HasSubstr("$.slurm_clusters[0].partitions[0].nodes: unknown node "
+                                    "\"a3-9\""));
+  j = DefaultJson();
+  j["principals"][0]["linux_user"] = "nobody";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("$.principals[0].linux_user: unknown Slurm user \"nobody\""));
+}
+
+TEST(ScenarioErrorTest, Duplicates) {
+  json j = DefaultJson();
+  j["allocations"][1]["name"] = "alloc-1";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].name: duplicate allocation \"alloc-1\"");
+  j = DefaultJson();
+  j["allocations"][1]["nodes"] = {"dgxsrv-101.sr008"};
+  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: duplicate node name "
+                        "\"dgxsrv-101.sr008\"");
+  j = DefaultJson();
+  j["workspaces"][1]["api_key"] = "demo-api-key";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.workspaces[1].api_key: duplicate api_key");
+  j = DefaultJson();
+  j["slurm_clusters"][0]["partitions"][1]["default"] = true;
+  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions: more than one partition has "
+                        "\"default\": true");
+}
+
+TEST(ScenarioErrorTest, EnumsAndRanges) {
+  json j = DefaultJson();
+  j["slurm_clusters"][0]["partitions"][1]["preempt_mode"] = "SUSPEND";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions[1].preempt_mode: expected "
+                        "\"OFF\", \"CANCEL\" or \"REQUEUE\"");
+  j = DefaultJson();
+  j["clock"]["mode"] = "fast";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.clock.mode: expected \"manual\" or \"realtime\"");
+  j = DefaultJson();
+  j["clock"]["speed"] = 0;
+  EXPECT_EQ(ErrorOf(j), "x.json: $.clock.speed: must be a number > 0 and <= 1000000");
+  j = DefaultJson();
+  j["start_time"] = "yesterday";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("x.json: $.start_time: expected a time"));
+  j = DefaultJson();
+  j["defaults"]["behaviour"]["runtime"] = "soon";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("x.json: $.defaults.behaviour.runtime: expected a duration"));
+  j = DefaultJson();
+  j["allocations"][0]["queues"][0]["priorities"] = {"urgent"};
+  EXPECT_THAT(ErrorOf(j), HasSubstr("$.allocations[0].queues[0].priorities: unknown priority "
+                                    "class \"urgent\""));
+}
+
+TEST(ScenarioTest, TimesAndDurationsInBothForms) {
+  json j = DefaultJson();
+  j["start_time"] = 1767225700;
+  j["slurm_clusters"][0]["requeue_delay"] = 30;
+  j["slurm_clusters"][0]["partitions"][0]["max_time"] = "2h";
+  j["slurm_clusters"][0]["partitions"][1]["max_time"] = "UNLIMITED";
+  auto s = ParseScenario(j.dump(), "x.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->world.start_time, FromSeconds(1767225700));
+  EXPECT_EQ(s->world.clusters[0].requeue_delay, FromSeconds(30));
+  EXPECT_EQ(s->world.clusters[0].partitions[0].max_time, FromSeconds(7200));
+  EXPECT_EQ(s->world.clusters[0].partitions[1].max_time, kNever);
+  j["start_time"] = "2026-01-01T01:00:00+01:00";
+  s = ParseScenario(j.dump(), "x.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->world.start_time, FromSeconds(1767225600));
+}
+
+TEST(ScenarioTest, BehaviourRulesResolveWorkspaceNames) {
+  json j = DefaultJson();
+  j["behaviour_rules"] = {{{"match", {{"dialect", "cloudru"}, {"tenant", "demo"},
+                                      {"name_pattern", "*"}}},
+                           {"behaviour", {{"runtime", "2h"}, {"exit_code", 3},
+                                          {"output", {"a", "b"}}}}}};
+  auto s = ParseScenario(j.dump(), "x.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->world.behaviour_rules.size(), 1u);
+  const auto& r = s->world.behaviour_rules[0];
+  EXPECT_EQ(r.selector.dialect, Dialect::kCloudRu);
+  EXPECT_EQ(r.selector.tenant, "11111111-1111-4111-8111-111111111111");
+  EXPECT_EQ(r.behaviour.runtime, FromSeconds(7200));
+  EXPECT_EQ(r.behaviour.exit_code, 3);
+  j["behaviour_rules"][0]["match"]["dialect"] = "k8s";
+  EXPECT_EQ(ErrorOf(j), "x.json: $.behaviour_rules[0].match.dialect: expected \"cloudru\" or "
+                        "\"slurm\"");
+}
+
+TEST(HostlistTest, Expands) {
+  EXPECT_THAT(*ExpandHostlist("a3-[0-3]"), ::testing::ElementsAre("a3-0", "a3-1", "a3-2", "a3-3"));
+  EXPECT_THAT(*ExpandHostlist("n[01-02,7]x"), ::testing::ElementsAre("n01x", "n02x", "n7x"));
+  EXPECT_THAT(*ExpandHostlist("plain"), ::testing::ElementsAre("plain"));
+  EXPECT_FALSE(ExpandHostlist("a[3-1]").has_value());
+  EXPECT_FALSE(ExpandHostlist("a[x]").has_value());
+  EXPECT_FALSE(ExpandHostlist("a[1").has_value());
+  EXPECT_FALSE(ExpandHostlist("").has_value());
+}
+
+TEST(TimelineTest, StepsAreValidated) {
+  json j = DefaultJson();
+  j["timeline"] = {{{"at", 0},
+                    {"submit", {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"},
+                                {"body", {{"script", "x"}}}}}},
+                   {{"at", "30s"}, {"expect", {{"job", "a"}, {"status", "Running"}}}}};
+  auto s = ParseScenario(j.dump(), "x.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->timeline.size(), 2u);
+  EXPECT_EQ(s->timeline[1].at_seconds, 30);
+  EXPECT_EQ(s->timeline[1].path, "$.timeline[1]");
+
+  json bad = j;
+  bad["timeline"][1]["expect"]["job"] = "";
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].expect.job: must not be empty");
+  bad = j;
+  bad["timeline"][0]["submit"]["workspace"] = "nobody";
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].submit.workspace: unknown workspace \"nobody\" "
+                          "(name or id)");
+  bad = j;
+  bad["timeline"][0]["bogus"] = 1;
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].bogus: unknown field \"bogus\"");
+  bad = j;
+  bad["timeline"][0].erase("at");
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].at: required field is missing");
+  bad = j;
+  bad["timeline"][0]["expect"] = {{"job", "a"}, {"status", "Running"}};
+  EXPECT_THAT(ErrorOf(bad), HasSubstr("x.json: $.timeline[0].expect: a step has exactly one action; this one also has \"submit\""));
+  bad = j;
+  bad["timeline"][1] = {{"at", 1}};
+  EXPECT_THAT(ErrorOf(bad), HasSubstr("x.json: $.timeline[1]: a step needs one action"));
+  bad = j;
+  bad["timeline"][1] = {{"at", 1}, {"node", {{"name", "zz"}, {"state", "down"}}}};
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].node.name: unknown node \"zz\"");
+  bad = j;
+  bad["timeline"][1] = {{"at", 1}, {"gpus", {{"allocation", "alloc-1"}}}};
+  EXPECT_THAT(ErrorOf(bad), HasSubstr("$.timeline[1].gpus.take: give exactly one"));
+  bad = j;
+  bad["timeline"][1] = {{"at", 1}, {"job_action", {{"job", "a"}, {"action", "explode"}}}};
+  EXPECT_THAT(ErrorOf(bad), HasSubstr("$.timeline[1].job_action.action: expected one of"));
+  bad = j;
+  bad["timeline"][1] = {{"at", 1}, {"clock_speed", -2}};
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].clock_speed: expected a number > 0");
+}
+
+}  // namespace
+}  // namespace schedemu::api

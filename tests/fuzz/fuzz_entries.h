@@ -1,0 +1,47 @@
+// Fuzz entry points shared by the libFuzzer targets (tests/fuzz/*_fuzzer.cc, clang only) and the
+// GoogleTest that replays every kept crash input (tests/api/fuzz_regressions_test.cc, any
+// compiler). Each entry builds a fresh emulator on the embedded default scenario with the manual
+// clock, feeds the input through one request path and returns 0; a crash, sanitizer report,
+// uncaught exception or hang is the failure. Deterministic: one input always does the same thing.
+#ifndef SCHEDEMU_TESTS_FUZZ_FUZZ_ENTRIES_H_
+#define SCHEDEMU_TESTS_FUZZ_FUZZ_ENTRIES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedemu::fuzz {
+
+// Raw bytes -> Beast request parser (the server's 16 KiB header / 8 MiB body limits) ->
+// schedemu::Router over api::AllRouteGroups -> Dispatch; up to 8 pipelined requests per input;
+// streamed answers are polled a bounded number of times. The placeholders "@DEMO_TOKEN@" and
+// "@OTHER_TOKEN@" are replaced by fresh Cloud.ru access tokens of demo-client / other-client.
+int FuzzHttpRequest(const uint8_t* data, size_t size);
+// The input as the JSON body of POST /public/v2/jobs (demo workspace, valid token and keys).
+int FuzzCloudRuRunJob(const uint8_t* data, size_t size);
+// The input as the body of POST /slurm/v0.0.42/job/submit: the parser directly
+// (api::slurm::ParseSubmitBody) and through the slurmrestd handler as Linux user demo.
+int FuzzSlurmSubmit(const uint8_t* data, size_t size);
+// The input as the body of POST /v1beta1/...:callSlurmRestApi (Bearer demo-token).
+int FuzzVertexEnvelope(const uint8_t* data, size_t size);
+// The input as a scenario file (api::ParseScenario); when it parses, World::Create on it too.
+int FuzzScenario(const uint8_t* data, size_t size);
+
+using Entry = int (*)(const uint8_t*, size_t);
+struct NamedEntry {
+  const char* name;  // also the corpus/regression folder name under tests/fuzz/
+  Entry entry;
+};
+// Every entry, by target name: http_request, cloudru_run_job, slurm_submit, vertex_envelope,
+// scenario.
+const std::vector<NamedEntry>& AllEntries();
+
+inline int RunEntry(Entry entry, std::string_view input) {
+  return entry(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+}
+
+}  // namespace schedemu::fuzz
+
+#endif  // SCHEDEMU_TESTS_FUZZ_FUZZ_ENTRIES_H_

@@ -1,0 +1,234 @@
+// World-level behaviour: configuration validation, clock, events, tokens, determinism.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/scheduler/test_world.h"
+
+namespace schedemu::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+void ExpectInvalid(const WorldConfig& c, const std::string& fragment) {
+  absl::StatusOr<World> w = World::Create(c);
+  ASSERT_FALSE(w.ok()) << "expected an error naming " << fragment;
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(w.status().message()), HasSubstr(fragment));
+}
+
+TEST(WorldCreate, Builds) {
+  World w = MakeWorld(CloudRuConfig());
+  EXPECT_EQ(w.now(), kT0);
+  EXPECT_EQ(w.nodes().size(), 4u);
+  EXPECT_EQ(w.nodes()[0].gpus(), 8);
+  EXPECT_EQ(w.nodes()[0].cpus, 128);
+  EXPECT_EQ(w.nodes()[0].gpu_model, "a100");
+  EXPECT_EQ(w.allocations()[0].node_gpus, 8);
+  EXPECT_EQ(w.TotalGpus(w.allocations()[0]), 16);
+  int sq = w.SharedQueueOf("SR008");
+  ASSERT_GE(sq, 0);
+  EXPECT_EQ(w.queues()[sq].config.name, "shared-cluster");
+  EXPECT_EQ(w.queues()[sq].config.type, QueueType::kShared);
+  EXPECT_EQ(w.queues()[sq].config.default_priority, "shared-low");
+  EXPECT_EQ(w.queues()[sq].allocation, -1);
+  EXPECT_EQ(w.SharedQueueOf("SR006"), -1);
+  EXPECT_EQ(w.regions()[0].shared_workspaces.count(kWsB), 1u);
+  EXPECT_EQ(w.allocations()[0].workspaces.count(kWsA), 1u);
+  EXPECT_EQ(w.FindQueueById("alloc-1-q-default"), w.FindQueueById("alloc-1-q-default"));
+  EXPECT_GE(w.FindQueueById("alloc-1-q-default"), 0);
+  World s = MakeWorld(SlurmConfig());
+  EXPECT_EQ(s.FindCluster(kCluster), 0);
+  EXPECT_EQ(s.FindPartition(0, "batch"), 1);
+  EXPECT_EQ(s.clusters()[0].partitions[0].nodes.size(), 4u);
+  EXPECT_EQ(s.FindNode("n3"), 2);
+}
+
+TEST(WorldCreate, RejectsBadConfigs) {
+  WorldConfig c = CloudRuConfig();
+  c.regions.push_back(c.regions[0]);
+  ExpectInvalid(c, "SR008");
+  c = CloudRuConfig();
+  c.allocations[1].name = "alloc-1";
+  ExpectInvalid(c, "alloc-1");
+  c = CloudRuConfig();
+  c.allocations[1].node_names = {"node-a"};
+  ExpectInvalid(c, "node-a");
+  c = CloudRuConfig();
+  c.allocations[0].region = "SR404";
+  ExpectInvalid(c, "SR404");
+  c = CloudRuConfig();
+  c.allocations[0].instance_types.push_back("a100.9gpu.x");
+  ExpectInvalid(c, "a100.9gpu.x");
+  c = CloudRuConfig();
+  c.allocations[0].node_instance_type = "nonsense";
+  ExpectInvalid(c, "nonsense");
+  c = CloudRuConfig();
+  c.workspaces[0].allocations.push_back("alloc-404");
+  ExpectInvalid(c, "alloc-404");
+  c = CloudRuConfig();
+  c.workspaces[1].id = kWsA;
+  ExpectInvalid(c, kWsA);
+  c = CloudRuConfig();
+  c.workspaces[0].shared_cluster_regions = {"SR006"};
+  ExpectInvalid(c, "SR006");
+  c = CloudRuConfig();
+  c.allocations[0].queues[0].default_priority = "ultra";
+  ExpectInvalid(c, "ultra");
+  WorldConfig s = SlurmConfig();
+  s.clusters[0].partitions[0].nodes.push_back("n404");
+  ExpectInvalid(s, "n404");
+  s = SlurmConfig();
+  s.clusters[0].partitions[1].name = "spot";
+  ExpectInvalid(s, "spot");
+  s = SlurmConfig();
+  s.clusters.push_back(s.clusters[0]);
+  ExpectInvalid(s, "demo-cluster");
+}
+
+TEST(WorldClock, ManualAndRealtime) {
+  World w = MakeWorld(SlurmConfig());
+  EXPECT_FALSE(w.AdvanceTo(kT0 - 1).ok());
+  ASSERT_TRUE(w.AdvanceTo(kT0 + 5000).ok());
+  EXPECT_EQ(w.clock().Now(), kT0 + 5000);
+  EXPECT_EQ(w.now(), kT0 + 5000);
+  int64_t wall = 1000;
+  Clock c(Clock::Mode::kRealtime, kT0, 2.0, [&] { return wall; });
+  EXPECT_EQ(c.Now(), kT0);
+  wall += 1500;
+  EXPECT_EQ(c.Now(), kT0 + 3000);
+  c.SetSpeed(1.0);
+  wall += 1000;
+  EXPECT_EQ(c.Now(), kT0 + 4000);
+  c.Set(kT0);
+  EXPECT_EQ(c.Now(), kT0);
+  c.SetMode(Clock::Mode::kManual);
+  wall += 1000;
+  EXPECT_EQ(c.Now(), kT0);
+  // The world's clock in realtime mode: Sync() follows it.
+  int64_t wall2 = 0;
+  absl::StatusOr<World> rw = World::Create(SlurmConfig(), [&] { return wall2; });
+  ASSERT_TRUE(rw.ok());
+  rw->clock().SetMode(Clock::Mode::kRealtime);
+  rw->clock().SetSpeed(10.0);
+  JobId id = MustSubmit(*rw, SlurmJob("alice", "spot", 1, 1, FromSeconds(30)));
+  wall2 += 3100;  // 31 s virtual
+  rw->Sync();
+  EXPECT_EQ(rw->now(), kT0 + 31000);
+  EXPECT_EQ(J(*rw, id).state, JobState::kCompleted);
+}
+
+TEST(WorldClock, RunUntilIdle) {
+  World w = MakeWorld(SlurmConfig(1));
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100)));
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(50)));
+  JobRequest held = SlurmJob("alice", "spot", 1, 8);
+  held.hold = true;
+  JobId h = MustSubmit(w, held);
+  int64_t n = w.RunUntilIdle(FromSeconds(3600));
+  EXPECT_GT(n, 0);
+  EXPECT_EQ(J(w, a).state, JobState::kCompleted);
+  EXPECT_EQ(J(w, b).state, JobState::kCompleted);
+  EXPECT_EQ(J(w, h).state, JobState::kPending);
+  EXPECT_EQ(w.now(), kT0 + FromSeconds(152));
+  // Capped.
+  World w2 = MakeWorld(SlurmConfig(1));
+  MustSubmit(w2, SlurmJob("alice", "spot", 1, 8, FromSeconds(100)));
+  w2.RunUntilIdle(FromSeconds(10));
+  EXPECT_EQ(w2.now(), kT0);
+  EXPECT_EQ(w2.NextEventTime(), kT0 + FromSeconds(100));
+}
+
+TEST(WorldEvents, LogAndSince) {
+  World w = MakeWorld(SlurmConfig());
+  MustSubmit(w, SlurmJob("alice", "spot", 2, 8, FromSeconds(10)));
+  w.RunUntilIdle(FromSeconds(100));
+  const auto& ev = w.events();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].kind, EventKind::kSubmitted);
+  EXPECT_EQ(ev[1].kind, EventKind::kStarted);
+  EXPECT_EQ(ev[1].subject, "1");
+  EXPECT_EQ(ev[1].details[0], std::make_pair(std::string("placement"), std::string("n[1-2]")));
+  EXPECT_EQ(ev[2].kind, EventKind::kFinished);
+  EXPECT_EQ(ev[2].time, kT0 + FromSeconds(11));
+  EXPECT_EQ(ev[2].details[0].second, "COMPLETED");
+  for (size_t i = 0; i < ev.size(); ++i) EXPECT_EQ(ev[i].seq, static_cast<int64_t>(i) + 1);
+  EXPECT_EQ(w.EventsSince(1).size(), 2u);
+  EXPECT_EQ(w.EventsSince(3).size(), 0u);
+  w.RecordEvent(EventKind::kFaultFired, "fault-1", {{"kind", "latency"}});
+  EXPECT_EQ(w.events().back().kind, EventKind::kFaultFired);
+  EXPECT_EQ(EventKindName(EventKind::kFaultFired), "fault_fired");
+}
+
+TEST(WorldTokens, OpaqueAndJwt) {
+  World w = MakeWorld(CloudRuConfig());
+  const Token& t = w.MintToken(Dialect::kCloudRu, "client", kWsA, false);
+  EXPECT_THAT(t.token, ::testing::MatchesRegex("tok-[0-9a-f]{32}"));
+  EXPECT_EQ(t.expires_at, kT0 + FromSeconds(3600));
+  EXPECT_EQ(t.workspace, kWsA);
+  std::string tok = t.token;
+  const Token& j = w.MintToken(Dialect::kSlurm, "sa@demo.iam", "", true);
+  EXPECT_THAT(j.token, ::testing::MatchesRegex("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+"));
+  ASSERT_NE(w.FindToken(tok), nullptr);
+  EXPECT_EQ(w.FindToken(tok)->subject, "client");
+  EXPECT_EQ(w.FindToken("nope"), nullptr);
+  World w2 = MakeWorld(CloudRuConfig());
+  EXPECT_EQ(w2.MintToken(Dialect::kCloudRu, "client", kWsA, false).token, tok);
+}
+
+TEST(WorldHostList, Compresses) {
+  EXPECT_EQ(HostList({"n1", "n2", "n3"}), "n[1-3]");
+  EXPECT_EQ(HostList({"n1"}), "n1");
+  EXPECT_EQ(HostList({"a3-00", "a3-01", "a3-02", "a3-03", "a3-04", "a3-05", "a3-06", "a3-07"}),
+            "a3-[00-07]");
+  EXPECT_EQ(HostList({"n1", "n3", "n4", "gpu"}), "n[1,3-4],gpu");
+  EXPECT_EQ(HostList({}), "");
+}
+
+std::vector<std::string> RunScript() {
+  World w = MakeWorld(CloudRuConfig());
+  std::vector<JobId> ids;
+  for (int i = 0; i < 6; ++i) {
+    ids.push_back(MustSubmit(w, CloudRuJob(kWsA, "a100.2gpu.32C.976G", 1 + i % 3,
+                                           i % 2 ? "low" : "medium", "",
+                                           FromSeconds(100 + 10 * i))));
+    MustSubmit(w, CloudRuJob(kWsB, "a100.2gpu.32C.976G", 2, "", "shared-cluster",
+                             FromSeconds(77)));
+    Advance(w, FromSeconds(13));
+  }
+  MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
+  EXPECT_TRUE(w.SetNodeState("node-c", NodeState::kDown, "x").ok());
+  EXPECT_TRUE(w.TakeGpus("alloc-2", 3).ok());
+  w.RunUntilIdle(FromSeconds(100000));
+  std::vector<std::string> log;
+  for (const Event& e : w.events()) {
+    std::string line = absl::StrCat(e.seq, " ", e.time, " ", std::string(EventKindName(e.kind)), " ",
+                                    e.subject);
+    for (const auto& [k, v] : e.details) absl::StrAppend(&line, " ", k, "=", v);
+    log.push_back(line);
+  }
+  return log;
+}
+
+TEST(WorldDeterminism, SameSequenceSameLog) {
+  std::vector<std::string> a = RunScript();
+  std::vector<std::string> b = RunScript();
+  EXPECT_GT(a.size(), 30u);
+  EXPECT_EQ(a, b);
+}
+
+TEST(WorldSnapshot, CopyIsIndependent) {
+  World w = MakeWorld(SlurmConfig());
+  JobId id = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(10)));
+  World snap = w;
+  w.RunUntilIdle(FromSeconds(100));
+  EXPECT_EQ(J(w, id).state, JobState::kCompleted);
+  EXPECT_EQ(J(snap, id).state, JobState::kPending);
+  snap.RunUntilIdle(FromSeconds(100));
+  EXPECT_EQ(J(snap, id).state, JobState::kCompleted);
+  EXPECT_EQ(snap.events().size(), w.events().size());
+}
+
+}  // namespace
+}  // namespace schedemu::testing
