@@ -4,13 +4,13 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "scheduler/absl_compat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu {
 namespace {
@@ -90,9 +90,10 @@ bool ParseSleep(std::string_view text, TimeMs* out) {
   TimeMs unit = kMsPerSecond;
   char last = text.back();
   if (last == 's' || last == 'm' || last == 'h' || last == 'd') {
-    unit = last == 's' ? kMsPerSecond : last == 'm' ? 60 * kMsPerSecond
-                                    : last == 'h'   ? 3600 * kMsPerSecond
-                                                    : 86400 * kMsPerSecond;
+    unit = last == 's'   ? kMsPerSecond
+           : last == 'm' ? 60 * kMsPerSecond
+           : last == 'h' ? 3600 * kMsPerSecond
+                         : 86400 * kMsPerSecond;
     text.remove_suffix(1);
   }
   double value = 0;

@@ -28,10 +28,10 @@ struct OutputLine {
 
 // Fully resolved behaviour of one job.
 struct Behaviour {
-  TimeMs runtime = 0;       // how long a run lasts if nothing interrupts it
-  int exit_code = 0;        // 0 = success
+  TimeMs runtime = 0;  // how long a run lasts if nothing interrupts it
+  int exit_code = 0;   // 0 = success
   std::vector<OutputLine> output;
-  TimeMs fail_at = -1;      // >= 0: the run fails at this offset with `exit_code` (or 1 if 0)
+  TimeMs fail_at = -1;  // >= 0: the run fails at this offset with `exit_code` (or 1 if 0)
 };
 
 // A partial behaviour: fields left unset fall through to the next source.
@@ -45,8 +45,8 @@ struct BehaviourSpec {
 // Which jobs a rule applies to. Empty fields match anything; `name_pattern` is a glob (* ?).
 struct JobSelector {
   std::optional<Dialect> dialect;
-  std::string tenant;      // workspace id (Cloud.ru) or Linux user (Slurm)
-  std::string queue;       // queue name (Cloud.ru) or partition (Slurm)
+  std::string tenant;  // workspace id (Cloud.ru) or Linux user (Slurm)
+  std::string queue;   // queue name (Cloud.ru) or partition (Slurm)
   std::string name_pattern;
 };
 

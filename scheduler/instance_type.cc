@@ -4,12 +4,12 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "scheduler/absl_compat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu {
 namespace {

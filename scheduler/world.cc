@@ -12,8 +12,8 @@
 //   shared, priorities shared-low/shared-medium, default shared-low, allocation -1).
 // - Cloud.ru job cpus per worker = the key's CPUs, else node CPUs * gpus / node GPUs.
 //
-// SUBMIT (Cloud.ru): checks in order region, workspace, instance type key parse, shared vs
-//   allocation queue, allocation binding, key offered, queue, priority class, n_workers >= 1,
+// SUBMIT (Cloud.ru): checks in order region, workspace, instance type key parse, n_workers >= 1,
+//   shared vs allocation queue, allocation binding, key offered, queue, priority class,
 //   never-fits (kRequestTooLarge), workspace gpu_limit. Nothing is created on error.
 //   Shared queue: `queue_name` == the region's shared queue name and no allocation_name.
 //   Candidates: the region's in_shared_cluster allocations offering the key, grouped into
@@ -39,6 +39,9 @@
 //
 // PASSES: submits, ends, releases and capacity changes mark the world dirty; one pass runs per
 //   instant after all events of that instant (AdvanceTo/Sync/RunUntilIdle/RunSchedulingPass).
+//   User operations (submit, stop, cancel, restart, assign) do not run it themselves (a Slurm
+//   job shows reason None until the next Sync); control-plane operations (node state, add/remove
+//   node, take/return GPUs, preempt/fail/finish/hold/release) run it before returning.
 //   Cloud.ru: greedy in order (a lower job may start when a higher one is blocked). Slurm: EASY
 //   backfill: the first blocked job for which one can be computed gets a reservation (earliest
 //   time it fits as running jobs end at start + time limit, completing jobs at their epilog end;
@@ -52,10 +55,10 @@
 //
 // PREEMPTION: tried for a blocked job before giving up on it. Victims: running, preemptible,
 //   strictly lower-rank jobs holding GPUs on the job's candidate nodes (Slurm: only in partitions
-//   with PreemptMode != OFF). Order: lowest rank first, then most recently started, then lowest job id. The shortest
-//   prefix that makes the job placeable (binary search: placeability is monotone) is taken, then
-//   victims not on the chosen nodes are dropped, then each remaining victim is tried for removal
-//   (last added first, at most 64 tries) -> an inclusion-minimal set in practice.
+//   with PreemptMode != OFF). Order: lowest rank first, then most recently started, then lowest job
+//   id. The shortest prefix that makes the job placeable (binary search: placeability is monotone)
+//   is taken, then victims not on the chosen nodes are dropped, then each remaining victim is tried
+//   for removal (last added first, at most 64 tries) -> an inclusion-minimal set in practice.
 //   Cloud.ru: victims release their GPUs at once and the preemptor starts in the same pass.
 //   A victim with restart_count < max_retry goes Restarting (event "restarting"), after
 //   `cloudru_restart_delay` Pending with restart_count+1 (same name, new JobRun); otherwise
@@ -99,9 +102,11 @@
 //   lowest-ranked, most recently started jobs as "other-tenants". ReturnGpus gives n back.
 //
 // TIME: AdvanceTo(t) processes timers in (time, seq) order, one scheduling pass after each
-//   instant; manual clocks are moved to t. RunUntilIdle(cap) jumps from event to event while some
-//   job is active and timers remain, within now + cap. Events are deterministic: same config,
-//   seed and calls -> same log (ordered containers only; ids from the seeded rng).
+//   instant; the clock is moved to t when behind (realtime: re-anchored). RunUntilIdle(cap)
+//   jumps from event to event while some job is active and timers other than MinJobAge purges
+//   remain, within now + cap (also moving the clock). Sync() = AdvanceTo(max(clock, now)).
+//   Events are deterministic: same config, seed and calls -> same log (ordered containers
+//   only; ids from the seeded rng).
 #include "scheduler/world.h"
 
 #include <algorithm>
@@ -236,9 +241,8 @@ std::string HostList(const std::vector<std::string>& names) {
     int64_t number = 0;
     bool numeric = !digits.empty() && digits.size() <= 18 && absl::SimpleAtoi(digits, &number);
     int width = numeric ? static_cast<int>(digits.size()) : -1;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-      return g.prefix == prefix && g.width == width;
-    });
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.prefix == prefix && g.width == width; });
     if (it == groups.end()) {
       groups.push_back(Group{prefix, width, {}, {}});
       it = groups.end() - 1;
@@ -319,6 +323,7 @@ struct WorldImpl {
   static void AddTimer(World& w, TimeMs t, int kind, JobId job, uint64_t gen) {
     if (t == kNever) return;
     w.timers_.insert(World::TimedEvent{t, w.next_timer_seq_++, kind, job, gen});
+    if (kind == kTimerPurge) ++w.purge_timers_;
   }
 
   static std::string JobSubject(const Job& j) {
@@ -368,6 +373,7 @@ struct WorldImpl {
     n.ram_mb = ram_mb;
     n.gpu_owner.assign(gpus, kNoJob);
     n.free_gpus = gpus;
+    w.node_by_name_[n.name] = n.index;
     w.nodes_.push_back(std::move(n));
     w.node_pools_.emplace_back();
     w.node_jobs_.emplace_back();
@@ -390,6 +396,34 @@ struct WorldImpl {
     s.cpus = t->cpus > 0 ? t->cpus : std::max(8, 12 * t->gpus);
     s.ram_mb = (t->ram_gb > 0 ? t->ram_gb : std::max(64, 128 * t->gpus)) * int64_t{1024};
     return s;
+  }
+
+  // ---------------- domains (regions, then clusters) ----------------
+  static int Domain(const World& w, const Job& j) {
+    if (j.request.dialect == Dialect::kSlurm) {
+      return static_cast<int>(w.regions_.size()) + j.cluster;
+    }
+    return w.FindRegion(j.region);
+  }
+  static bool VictimEligible(const World& w, const Job& j) {
+    if (!j.preemptible) return false;
+    if (j.request.dialect == Dialect::kSlurm) {
+      return w.clusters_[j.cluster].partitions[j.partition].config.preempt_mode !=
+             PreemptMode::kOff;
+    }
+    return true;
+  }
+  static void OnEnterRunning(World& w, const Job& j) {
+    int d = Domain(w, j);
+    if (d < 0) return;
+    if (VictimEligible(w, j)) w.victims_by_rank_[d].insert({j.priority_rank, -j.running_at, j.id});
+    if (j.expected_end != kNever) w.releases_[d].insert({j.expected_end, j.id});
+  }
+  static void OnLeaveRunning(World& w, const Job& j) {
+    int d = Domain(w, j);
+    if (d < 0) return;
+    w.victims_by_rank_[d].erase({j.priority_rank, -j.running_at, j.id});
+    w.releases_[d].erase({j.expected_end, j.id});
   }
 
   // ---------------- pending sets ----------------
@@ -546,8 +580,7 @@ struct WorldImpl {
       if (al.config.region != region || !al.config.in_shared_cluster) continue;
       const auto& types = al.config.instance_types;
       if (std::find(types.begin(), types.end(), key) == types.end()) continue;
-      NodeShape shape = AllocationShape(al.config);
-      std::pair<std::string, int> k{shape.model, al.node_gpus};
+      std::pair<std::string, int> k{al.node_gpu_model, al.node_gpus};
       auto it = std::find(shapes.begin(), shapes.end(), k);
       if (it == shapes.end()) {
         shapes.push_back(k);
@@ -559,6 +592,25 @@ struct WorldImpl {
     return groups;
   }
 
+  static PlaceSpec SlurmSpec(const World& w, const Job& j) {
+    PlaceSpec base;
+    base.workers = j.request.workers;
+    base.gpus = j.request.gpus_per_worker;
+    base.cpus = j.request.cpus_per_worker;
+    base.job = j.id;
+    base.distinct = true;
+    base.pools = {PartitionPool(w, j.cluster, j.partition)};
+    for (const std::string& n : j.request.required_nodes) {
+      int i = w.FindNode(n);
+      if (i >= 0) base.required.push_back(i);
+    }
+    for (const std::string& n : j.request.excluded_nodes) {
+      int i = w.FindNode(n);
+      if (i >= 0) base.excluded.insert(i);
+    }
+    return base;
+  }
+
   static std::vector<PlaceSpec> Specs(const World& w, const Job& j) {
     std::vector<PlaceSpec> specs;
     PlaceSpec base;
@@ -567,18 +619,10 @@ struct WorldImpl {
     base.cpus = j.request.cpus_per_worker;
     base.job = j.id;
     if (j.request.dialect == Dialect::kSlurm) {
-      base.distinct = true;
-      base.pools = {PartitionPool(w, j.cluster, j.partition)};
-      for (const std::string& n : j.request.required_nodes) {
-        int i = w.FindNode(n);
-        if (i >= 0) base.required.push_back(i);
-      }
-      for (const std::string& n : j.request.excluded_nodes) {
-        int i = w.FindNode(n);
-        if (i >= 0) base.excluded.insert(i);
-      }
-      specs.push_back(std::move(base));
-    } else if (j.allocation >= 0) {
+      specs.push_back(SlurmSpec(w, j));
+      return specs;
+    }
+    if (j.allocation >= 0) {
       base.pools = {j.allocation};
       specs.push_back(std::move(base));
     } else {
@@ -656,6 +700,7 @@ struct WorldImpl {
     run.start_time = w.now_;
     run.placement = j.placement;
     j.expected_end = AddTime(w.now_, j.time_limit);
+    OnEnterRunning(w, j);
     Outcome o = RunOutcome(j);
     AddTimer(w, AddTime(w.now_, o.at), kTimerRunEnd, j.id, j.generation);
     ++w.counters_.started;
@@ -683,6 +728,7 @@ struct WorldImpl {
 
   static void CloseRun(World& w, Job& j, JobState end_state, int exit_code, int signal,
                        std::string reason) {
+    if (j.state == JobState::kRunning) OnLeaveRunning(w, j);
     JobRun& run = j.runs.back();
     if (run.end_time == 0 && run.end_state == JobState::kPending) {
       run.end_time = w.now_;
@@ -721,8 +767,7 @@ struct WorldImpl {
         break;
     }
     Emit(w, EventKind::kFinished, j.id, JobSubject(j),
-         {{"state", std::string(JobStateName(state))},
-          {"exit_code", absl::StrCat(j.exit_code)}});
+         {{"state", std::string(JobStateName(state))}, {"exit_code", absl::StrCat(j.exit_code)}});
     if (j.request.dialect == Dialect::kSlurm) {
       j.purge_at = AddTime(w.now_, w.clusters_[j.cluster].config.min_job_age);
       AddTimer(w, j.purge_at, kTimerPurge, j.id, j.generation);
@@ -739,10 +784,12 @@ struct WorldImpl {
     j.updated_at = w.now_;
     ++j.generation;
     j.completing_until = AddTime(w.now_, w.clusters_[j.cluster].config.epilog_time);
+    w.releases_[Domain(w, j)].insert({j.completing_until, j.id});
     AddTimer(w, j.completing_until, kTimerCompletingEnd, j.id, j.generation);
   }
 
   static void CompletingEnd(World& w, Job& j) {
+    w.releases_[Domain(w, j)].erase({j.completing_until, j.id});
     Release(w, j);
     j.completing_until = 0;
     if (j.after_completing != JobState::kPending) {
@@ -864,6 +911,7 @@ struct WorldImpl {
     CloseRun(w, j, JobState::kCancelled, j.exit_code, signal, "");
     if (!j.placement.empty()) Release(w, j);
     SetFinal(w, j, JobState::kCancelled);
+    w.dirty_ = true;
   }
 
   // ---------------- preemption planning ----------------
@@ -872,37 +920,74 @@ struct WorldImpl {
     NodeCounts nodes;
   };
 
-  static std::vector<JobId> CollectVictims(const World& w, const Job& j, const PlaceSpec& s) {
-    std::set<JobId> seen;
-    std::vector<JobId> out;
-    for (int p : s.pools) {
-      for (NodeIndex i : PoolNodes(w, p)) {
-        if (!NodeEligible(w, s, i)) continue;
-        for (JobId o : w.node_jobs_[i]) {
-          if (!seen.insert(o).second) continue;
-          const Job& v = w.jobs_.at(o);
-          if (v.state != JobState::kRunning || v.priority_rank >= j.priority_rank) continue;
-          if (!v.preemptible) continue;
-          if (v.request.dialect == Dialect::kSlurm &&
-              w.clusters_[v.cluster].partitions[v.partition].config.preempt_mode ==
-                  PreemptMode::kOff) {
-            continue;
-          }
-          bool holds_gpu = false;
-          for (const auto& wp : v.placement) holds_gpu |= !wp.gpus.empty();
-          if (!holds_gpu && s.gpus > 0) continue;
-          out.push_back(o);
+  static bool InPools(const World& w, const PlaceSpec& s, NodeIndex i) {
+    for (int p : w.node_pools_[i]) {
+      if (std::find(s.pools.begin(), s.pools.end(), p) != s.pools.end()) return true;
+    }
+    return false;
+  }
+
+  static bool TouchesPools(const World& w, const PlaceSpec& s, const Job& j) {
+    for (const WorkerPlacement& wp : j.placement) {
+      if (InPools(w, s, wp.node) && (s.gpus == 0 || !wp.gpus.empty())) return true;
+    }
+    return false;
+  }
+
+  // Streams items (jobs whose resources would be freed, in order) from `next` until the spec
+  // becomes placeable; returns the consumed prefix (empty: placeable already) or nullopt.
+  // Without required nodes, placeable <=> sum over eligible nodes of min(capacity, workers)
+  // >= workers (FindNodes packs greedily), which is kept incrementally: O(prefix), not
+  // O(prefix * nodes). With required nodes: collect everything, then binary search.
+  template <typename Next>
+  static std::optional<std::vector<JobId>> FeasiblePrefix(const World& w, const PlaceSpec& s,
+                                                          Next next) {
+    std::vector<JobId> items;
+    if (!s.required.empty()) {
+      while (std::optional<JobId> id = next()) items.push_back(*id);
+      Overlay all = OverlayOf(w, items, items.size());
+      if (!FindNodes(w, s, &all)) return std::nullopt;
+      size_t lo = 0, hi = items.size();
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        Overlay ov = OverlayOf(w, items, mid);
+        if (FindNodes(w, s, &ov)) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
         }
       }
+      items.resize(lo);
+      return items;
     }
-    std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
-      const Job& x = w.jobs_.at(a);
-      const Job& y = w.jobs_.at(b);
-      if (x.priority_rank != y.priority_rank) return x.priority_rank < y.priority_rank;
-      if (x.running_at != y.running_at) return x.running_at > y.running_at;
-      return a < b;  // same start: lowest id first (observed: Slurm picked the lowest job id)
-    });
-    return out;
+    const int64_t want = s.workers;
+    auto capped = [&](int g, int c) { return std::min<int64_t>(Capacity(s, g, c), want); };
+    int64_t total = 0;
+    for (int p : s.pools) {
+      const auto& idx = w.pool_free_[p];
+      for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
+        if (!NodeEligible(w, s, it->second)) continue;
+        const Node& n = w.nodes_[it->second];
+        total += capped(n.free_gpus, n.FreeCpus());
+        if (total >= want) return items;
+      }
+    }
+    Overlay ov;
+    while (std::optional<JobId> id = next()) {
+      items.push_back(*id);
+      for (const WorkerPlacement& wp : w.jobs_.at(*id).placement) {
+        const NodeIndex i = wp.node;
+        if (!InPools(w, s, i) || !NodeEligible(w, s, i)) continue;
+        const Node& n = w.nodes_[i];
+        auto& e = ov[i];
+        const int64_t before = capped(n.free_gpus + e.first, n.FreeCpus() + e.second);
+        e.first += static_cast<int>(wp.gpus.size());
+        e.second += wp.cpus;
+        total += capped(n.free_gpus + e.first, n.FreeCpus() + e.second) - before;
+      }
+      if (total >= want) return items;
+    }
+    return std::nullopt;
   }
 
   static Overlay OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
@@ -920,25 +1005,28 @@ struct WorldImpl {
   }
 
   static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s) {
-    std::vector<JobId> victims = CollectVictims(w, j, s);
-    if (victims.empty()) return std::nullopt;
-    {
-      Overlay all = OverlayOf(w, victims, victims.size());
-      if (!FindNodes(w, s, &all)) return std::nullopt;
-    }
-    size_t lo = 1, hi = victims.size();
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      Overlay ov = OverlayOf(w, victims, mid);
-      if (FindNodes(w, s, &ov)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
+    const int d = Domain(w, j);
+    if (d < 0) return std::nullopt;
+    const auto& cands = w.victims_by_rank_[d];
+    if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
+    auto it = cands.begin();
+    auto next = [&]() -> std::optional<JobId> {
+      for (; it != cands.end(); ++it) {
+        if (std::get<0>(*it) >= j.priority_rank) return std::nullopt;
+        const JobId id = std::get<2>(*it);
+        const Job& v = w.jobs_.at(id);
+        if (v.state != JobState::kRunning || !TouchesPools(w, s, v)) continue;
+        ++it;
+        return id;
       }
-    }
-    victims.resize(lo);
+      return std::nullopt;
+    };
+    std::optional<std::vector<JobId>> prefix = FeasiblePrefix(w, s, next);
+    if (!prefix || prefix->empty()) return std::nullopt;
+    std::vector<JobId> victims = std::move(*prefix);
     Overlay ov = OverlayOf(w, victims, victims.size());
     std::optional<NodeCounts> nodes = FindNodes(w, s, &ov);
+    if (!nodes) return std::nullopt;
     // Drop victims not on the chosen nodes.
     absl::flat_hash_set<NodeIndex> chosen;
     for (const auto& [n, c] : *nodes) chosen.insert(n);
@@ -993,29 +1081,54 @@ struct WorldImpl {
   }
 
   // ---------------- passes ----------------
-  static std::string ShapeKey(const Job& j, const PlaceSpec& s, bool with_limit) {
-    if (!s.required.empty() || !s.excluded.empty()) return "";
-    std::string key = absl::StrCat(absl::StrJoin(s.pools, "+"), "/", j.instance_type, "/",
-                                   s.workers, "x", s.gpus, "g", s.cpus, "c/", j.priority_rank);
-    if (with_limit) absl::StrAppend(&key, "/", j.time_limit);
-    return key;
+  // What makes two pending jobs equivalent for placement within one pass.
+  struct Shape {
+    int64_t pool = 0;
+    int workers = 0, gpus = 0, cpus = 0, rank = 0;
+    TimeMs limit = 0;
+    size_t itype = 0;
+    bool operator==(const Shape&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const Shape& s) {
+      return H::combine(std::move(h), s.pool, s.workers, s.gpus, s.cpus, s.rank, s.limit, s.itype);
+    }
+  };
+  static std::optional<Shape> ShapeOf(const World& w, const Job& j, bool with_limit) {
+    if (!j.request.required_nodes.empty() || !j.request.excluded_nodes.empty()) {
+      return std::nullopt;
+    }
+    Shape s;
+    if (j.request.dialect == Dialect::kSlurm) {
+      s.pool = PartitionPool(w, j.cluster, j.partition);
+    } else if (j.allocation >= 0) {
+      s.pool = j.allocation;
+    } else {
+      s.pool = -1 - Domain(w, j);
+      s.itype = std::hash<std::string>{}(j.instance_type);
+    }
+    s.workers = j.request.workers;
+    s.gpus = j.request.gpus_per_worker;
+    s.cpus = j.request.cpus_per_worker;
+    s.rank = j.priority_rank;
+    s.limit = with_limit ? j.time_limit : 0;
+    return s;
   }
 
   static void CloudRuPass(World& w, int region) {
     auto& pending = w.cloudru_pending_[region];
-    absl::flat_hash_set<std::string> failed;
+    absl::flat_hash_set<Shape> failed;
     bool blocked = false;
     int scanned = 0;
     for (auto it = pending.begin(); it != pending.end();) {
       if (blocked && ++scanned > w.config_.max_pending_scan) break;
       Job& j = w.jobs_.at(it->id);
       ++it;
-      std::vector<PlaceSpec> specs = Specs(w, j);
-      std::string key = specs.empty() ? "" : ShapeKey(j, specs[0], false);
-      if (!key.empty() && failed.contains(key)) {
+      std::optional<Shape> key = ShapeOf(w, j, false);
+      if (key && failed.contains(*key)) {
         blocked = true;
         continue;
       }
+      std::vector<PlaceSpec> specs = Specs(w, j);
       bool started = false;
       for (const PlaceSpec& s : specs) {
         if (auto nc = FindNodes(w, s, nullptr)) {
@@ -1029,7 +1142,7 @@ struct WorldImpl {
         failed.clear();
         continue;
       }
-      if (!key.empty()) failed.insert(key);
+      if (key) failed.insert(*key);
       blocked = true;
     }
   }
@@ -1041,55 +1154,36 @@ struct WorldImpl {
 
   static std::optional<Reservation> ComputeReservation(const World& w, const Job& j,
                                                        const PlaceSpec& s) {
-    std::vector<std::pair<TimeMs, JobId>> releases;
-    std::set<JobId> seen;
-    for (int p : s.pools) {
-      for (NodeIndex i : PoolNodes(w, p)) {
-        for (JobId o : w.node_jobs_[i]) {
-          if (!seen.insert(o).second) continue;
-          const Job& v = w.jobs_.at(o);
-          TimeMs t = v.state == JobState::kCompleting ? v.completing_until : v.expected_end;
-          if (t == kNever) continue;
-          releases.push_back({std::max(t, w.now_), o});
-        }
+    const int d = Domain(w, j);
+    if (d < 0) return std::nullopt;
+    const auto& rel = w.releases_[d];
+    auto it = rel.begin();
+    TimeMs last = w.now_;
+    auto next = [&]() -> std::optional<JobId> {
+      for (; it != rel.end(); ++it) {
+        const Job& v = w.jobs_.at(it->second);
+        if (!TouchesPools(w, s, v)) continue;
+        last = std::max(last, it->first);
+        const JobId id = it->second;
+        ++it;
+        return id;
       }
-    }
-    std::sort(releases.begin(), releases.end());
-    auto overlay = [&](size_t k) {
-      Overlay ov;
-      for (size_t x = 0; x < k; ++x) {
-        for (const WorkerPlacement& wp : w.jobs_.at(releases[x].second).placement) {
-          auto& e = ov[wp.node];
-          e.first += static_cast<int>(wp.gpus.size());
-          e.second += wp.cpus;
-        }
-      }
-      return ov;
+      return std::nullopt;
     };
-    Overlay all = overlay(releases.size());
-    if (!FindNodes(w, s, &all)) return std::nullopt;
-    size_t lo = 0, hi = releases.size();
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      Overlay ov = overlay(mid);
-      if (FindNodes(w, s, &ov)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    Overlay ov = overlay(lo);
+    std::optional<std::vector<JobId>> prefix = FeasiblePrefix(w, s, next);
+    if (!prefix) return std::nullopt;
+    Overlay ov = OverlayOf(w, *prefix, prefix->size());
     std::optional<NodeCounts> nc = FindNodes(w, s, &ov);
+    if (!nc) return std::nullopt;
     Reservation r;
-    r.at = lo == 0 ? w.now_ : releases[lo - 1].first;
+    r.at = prefix->empty() ? w.now_ : last;
     for (const auto& [n, c] : *nc) r.nodes.insert(n);
-    (void)j;
     return r;
   }
 
   static void SlurmPass(World& w, int cluster) {
     auto& pending = w.slurm_pending_[cluster];
-    absl::flat_hash_set<std::string> failed;
+    absl::flat_hash_set<Shape> failed;
     bool blocked = false;
     int scanned = 0;
     std::optional<Reservation> res;
@@ -1097,9 +1191,9 @@ struct WorldImpl {
       if (blocked && ++scanned > w.config_.max_pending_scan) break;
       Job& j = w.jobs_.at(it->id);
       ++it;
-      PlaceSpec s = Specs(w, j)[0];
       // A preemptor waiting for its victims' epilog.
       if (w.reservations_.count(j.id)) {
+        PlaceSpec s = SlurmSpec(w, j);
         if (auto nc = FindNodes(w, s, nullptr)) {
           Start(w, j, Materialize(w, s, *nc));
           continue;
@@ -1117,12 +1211,13 @@ struct WorldImpl {
         }
         ClearReservation(w, j.id);
       }
-      std::string key = ShapeKey(j, s, res.has_value());
-      if (!key.empty() && failed.contains(key)) {
+      std::optional<Shape> key = ShapeOf(w, j, res.has_value());
+      if (key && failed.contains(*key)) {
         j.reason = res ? "Priority" : "Resources";
         blocked = true;
         continue;
       }
+      PlaceSpec s = SlurmSpec(w, j);
       if (!res) {
         if (auto nc = FindNodes(w, s, nullptr)) {
           Start(w, j, Materialize(w, s, *nc));
@@ -1150,7 +1245,7 @@ struct WorldImpl {
       bool fits_now = res.has_value() && FindNodes(w, s, nullptr).has_value();
       j.reason = fits_now ? "Priority" : "Resources";
       if (!res) res = ComputeReservation(w, j, s);
-      if (!key.empty()) failed.insert(key);
+      if (key) failed.insert(*key);
       blocked = true;
     }
   }
@@ -1163,6 +1258,7 @@ struct WorldImpl {
   }
 
   static void ProcessTimer(World& w, const World::TimedEvent& ev) {
+    if (ev.kind == kTimerPurge) --w.purge_timers_;
     auto it = w.jobs_.find(ev.job);
     if (it == w.jobs_.end()) return;
     Job& j = it->second;
@@ -1257,8 +1353,9 @@ struct WorldImpl {
     } else if (spec.output) {
       const auto& lines = *spec.output;
       for (size_t i = 0; i < lines.size(); ++i) {
-        TimeMs off = lines.empty() ? 0 : b.runtime * static_cast<TimeMs>(i) /
-                                             static_cast<TimeMs>(lines.size());
+        TimeMs off = lines.empty()
+                         ? 0
+                         : b.runtime * static_cast<TimeMs>(i) / static_cast<TimeMs>(lines.size());
         b.output.push_back({off, lines[i]});
       }
     }
@@ -1294,7 +1391,6 @@ struct WorldImpl {
   }
 };
 
-
 // ---------------------------------------------------------------------------------------------
 // Create
 // ---------------------------------------------------------------------------------------------
@@ -1320,6 +1416,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     if (w.FindRegion(rc.key) >= 0) return Invalid(absl::StrCat("duplicate region '", rc.key, "'"));
     w.regions_.push_back(Region{rc, {}});
     w.cloudru_pending_.emplace_back();
+    w.victims_by_rank_.emplace_back();
+    w.releases_.emplace_back();
   }
   for (const RegionConfig& rc : config.regions) {
     if (rc.shared_queue_id.empty()) continue;
@@ -1357,15 +1455,15 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     }
     absl::StatusOr<InstanceType> nt = ParseInstanceType(ac.node_instance_type);
     if (!nt.ok()) {
-      return Invalid(absl::StrCat("allocation '", ac.name, "': node_instance_type: ",
-                                  nt.status().message()));
+      return Invalid(
+          absl::StrCat("allocation '", ac.name, "': node_instance_type: ", nt.status().message()));
     }
     if (ac.instance_types.empty()) ac.instance_types.push_back(ac.node_instance_type);
     for (const std::string& k : ac.instance_types) {
       absl::StatusOr<InstanceType> t = ParseInstanceType(k);
       if (!t.ok()) {
-        return Invalid(absl::StrCat("allocation '", ac.name, "': instance_types: ",
-                                    t.status().message()));
+        return Invalid(
+            absl::StrCat("allocation '", ac.name, "': instance_types: ", t.status().message()));
       }
     }
     if (ac.queues.empty()) {
@@ -1398,8 +1496,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
       }
       if (q.default_priority.empty()) q.default_priority = pr.front();
       if (std::find(pr.begin(), pr.end(), q.default_priority) == pr.end()) {
-        return Invalid(absl::StrCat("queue '", q.name, "': default_priority '",
-                                    q.default_priority, "' not accepted"));
+        return Invalid(absl::StrCat("queue '", q.name, "': default_priority '", q.default_priority,
+                                    "' not accepted"));
       }
       have_default |= q.type == QueueType::kDefault;
     }
@@ -1414,6 +1512,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     }
     WorldImpl::NodeShape shape = WorldImpl::AllocationShape(ac);
     a.node_gpus = shape.gpus;
+    a.node_gpu_model = shape.model;
+    a.node_cpus = shape.cpus;
     w.allocations_.push_back(std::move(a));
     w.pool_free_.emplace_back();
     for (const std::string& n : ac.node_names) {
@@ -1429,7 +1529,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
   // Workspaces.
   for (const WorkspaceConfig& wc : config.workspaces) {
     if (wc.id.empty()) return Invalid("workspace id must not be empty");
-    if (w.FindWorkspace(wc.id) >= 0) return Invalid(absl::StrCat("duplicate workspace '", wc.id, "'"));
+    if (w.FindWorkspace(wc.id) >= 0)
+      return Invalid(absl::StrCat("duplicate workspace '", wc.id, "'"));
     for (const std::string& an : wc.allocations) {
       int a = w.FindAllocationByName(an);
       if (a < 0) a = w.FindAllocationById(an);
@@ -1441,8 +1542,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     for (const std::string& rk : wc.shared_cluster_regions) {
       int r = w.FindRegion(rk);
       if (r < 0 || w.SharedQueueOf(rk) < 0) {
-        return Invalid(absl::StrCat("workspace '", wc.id, "': region '", rk,
-                                    "' has no shared-cluster queue"));
+        return Invalid(
+            absl::StrCat("workspace '", wc.id, "': region '", rk, "' has no shared-cluster queue"));
       }
       w.regions_[r].shared_workspaces.insert(wc.id);
     }
@@ -1462,11 +1563,13 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     c.next_job_id = cc.first_job_id > 0 ? cc.first_job_id : 1;
     w.clusters_.push_back(std::move(c));
     w.slurm_pending_.emplace_back();
+    w.victims_by_rank_.emplace_back();
+    w.releases_.emplace_back();
     std::set<std::string> users;
     for (const SlurmUserConfig& u : cc.users) {
       if (u.name.empty() || !users.insert(u.name).second) {
-        return Invalid(absl::StrCat("cluster '", cc.name, "': duplicate or empty user '", u.name,
-                                    "'"));
+        return Invalid(
+            absl::StrCat("cluster '", cc.name, "': duplicate or empty user '", u.name, "'"));
       }
     }
     for (const SlurmNodeConfig& nc : cc.nodes) {
@@ -1482,8 +1585,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     std::set<std::string> pnames;
     for (const PartitionConfig& pc : cc.partitions) {
       if (pc.name.empty() || !pnames.insert(pc.name).second) {
-        return Invalid(absl::StrCat("cluster '", cc.name, "': duplicate or empty partition '",
-                                    pc.name, "'"));
+        return Invalid(
+            absl::StrCat("cluster '", cc.name, "': duplicate or empty partition '", pc.name, "'"));
       }
       const int pool = static_cast<int>(w.pool_free_.size());
       w.pool_free_.emplace_back();
@@ -1533,7 +1636,8 @@ absl::Status World::AdvanceTo(TimeMs t) {
   }
   now_ = t;
   WorldImpl::Pass(*this);
-  if (clock_.mode() == Clock::Mode::kManual && clock_.Now() < t) clock_.Set(t);
+  // Advancing moves the clock too (realtime: re-anchored so that Now() == t from here on).
+  if (clock_.Now() < t) clock_.Set(t);
   return absl::OkStatus();
 }
 
@@ -1546,7 +1650,8 @@ int64_t World::RunUntilIdle(TimeMs cap, int64_t max_events) {
   const TimeMs deadline = AddTime(now_, cap);
   int64_t processed = 0;
   WorldImpl::Pass(*this);
-  while (active_jobs_ > 0 && !timers_.empty() && processed < max_events) {
+  while (active_jobs_ > 0 && static_cast<int64_t>(timers_.size()) > purge_timers_ &&
+         processed < max_events) {
     const TimeMs instant = timers_.begin()->time;
     if (instant > deadline) break;
     now_ = instant;
@@ -1558,7 +1663,7 @@ int64_t World::RunUntilIdle(TimeMs cap, int64_t max_events) {
     }
     WorldImpl::Pass(*this);
   }
-  if (clock_.mode() == Clock::Mode::kManual && clock_.Now() < now_) clock_.Set(now_);
+  if (clock_.Now() < now_) clock_.Set(now_);
   return processed;
 }
 
@@ -1635,10 +1740,8 @@ int World::FindPartition(int cluster, std::string_view name) const {
 }
 
 int World::FindNode(std::string_view name) const {
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
+  auto it = node_by_name_.find(name);
+  return it == node_by_name_.end() ? -1 : it->second;
 }
 
 int World::SharedQueueOf(std::string_view region) const {
@@ -1784,9 +1887,9 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   }
   const Workspace& ws = workspaces_[wi];
   auto not_offered = [&] {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInstanceTypeNotOffered,
-                      absl::StrCat("Can't find instance_type_key='", r.instance_type,
-                                   "' for region=", r.region));
+    return ModelError(
+        absl::StatusCode::kInvalidArgument, Reason::kInstanceTypeNotOffered,
+        absl::StrCat("Can't find instance_type_key='", r.instance_type, "' for region=", r.region));
   };
   absl::StatusOr<InstanceType> it = ParseInstanceType(r.instance_type);
   if (!it.ok()) return not_offered();
@@ -1802,10 +1905,10 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
       return Invalid("allocation_name must be empty for the shared-cluster queue");
     }
     if (!regions_[ri].shared_workspaces.count(r.tenant)) {
-      return ModelError(absl::StatusCode::kPermissionDenied, Reason::kNotAssignedToSharedQueue,
-                        absl::StrCat("Workspace '", r.tenant,
-                                     "' is not assigned to the shared-cluster queue in region ",
-                                     r.region));
+      return ModelError(
+          absl::StatusCode::kPermissionDenied, Reason::kNotAssignedToSharedQueue,
+          absl::StrCat("Workspace '", r.tenant,
+                       "' is not assigned to the shared-cluster queue in region ", r.region));
     }
     bool any_connected = false;
     for (const Allocation& a : allocations_) {
@@ -1831,9 +1934,9 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
         }
       }
       if (alloc < 0) {
-        return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-                          absl::StrCat("No allocation of workspace '", r.tenant,
-                                       "' in region ", r.region));
+        return ModelError(
+            absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
+            absl::StrCat("No allocation of workspace '", r.tenant, "' in region ", r.region));
       }
     } else {
       alloc = FindAllocationByName(r.allocation_name);
@@ -1878,18 +1981,23 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   r.gpus_per_worker = it->gpus;
   {
     const Allocation& a0 = allocations_[groups[0][0]];
-    WorldImpl::NodeShape shape = WorldImpl::AllocationShape(a0.config);
     int cpus = it->cpus;
-    if (cpus == 0 && shape.gpus > 0) cpus = shape.cpus * it->gpus / shape.gpus;
+    if (cpus == 0 && a0.node_gpus > 0) cpus = a0.node_cpus * it->gpus / a0.node_gpus;
     r.cpus_per_worker = cpus;
   }
   bool fits_somewhere = false;
   for (const auto& g : groups) {
-    WorldImpl::NodeShape shape = WorldImpl::AllocationShape(allocations_[g[0]].config);
+    const Allocation& a0 = allocations_[g[0]];
+    struct {
+      int gpus, cpus;
+    } shape{a0.node_gpus, a0.node_cpus};
     int64_t total_gpus = 0;
     int64_t total_cpus = 0;
+    const int64_t need_gpus = int64_t{r.workers} * r.gpus_per_worker;
+    const int64_t need_cpus = int64_t{r.workers} * r.cpus_per_worker;
     for (int a : g) {
       for (NodeIndex n : allocations_[a].nodes) {
+        if (total_gpus >= need_gpus && total_cpus >= need_cpus) break;
         total_gpus += nodes_[n].gpus();
         total_cpus += nodes_[n].cpus;
       }
@@ -2026,8 +2134,7 @@ absl::Status World::UnassignSharedQueue(std::string_view workspace, std::string_
     if (j.queue == sq && j.request.tenant == workspace) to_stop.push_back(j.id);
   }
   for (auto& [id, j] : jobs_) {
-    if (j.queue == sq && j.request.tenant == workspace && j.state == JobState::kPending &&
-        j.held) {
+    if (j.queue == sq && j.request.tenant == workspace && j.state == JobState::kPending && j.held) {
       to_stop.push_back(id);
     }
   }
@@ -2089,10 +2196,9 @@ const Token& World::MintToken(Dialect dialect, std::string subject, std::string 
   t.expires_at = AddTime(now_, config_.token_lifetime);
   if (jwt) {
     std::string header = R"({"alg":"RS256","typ":"JWT","kid":"schedemu"})";
-    std::string payload = absl::StrCat(
-        R"({"iss":"schedemu","sub":")", JsonEscape(t.subject), R"(","iat":)",
-        ToSeconds(t.issued_at), R"(,"exp":)", ToSeconds(t.expires_at), R"(,"jti":")",
-        rng_.Hex(32), "\"}");
+    std::string payload = absl::StrCat(R"({"iss":"schedemu","sub":")", JsonEscape(t.subject),
+                                       R"(","iat":)", ToSeconds(t.issued_at), R"(,"exp":)",
+                                       ToSeconds(t.expires_at), R"(,"jti":")", rng_.Hex(32), "\"}");
     std::string sig;
     for (int i = 0; i < 32; ++i) sig.push_back(static_cast<char>(rng_.Next() & 0xff));
     t.token = Base64Url(header) + "." + Base64Url(payload) + "." + Base64Url(sig);
@@ -2175,7 +2281,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
           r.excluded_nodes.end()) {
         continue;
       }
-      if (suitable(i)) ++count;
+      if (suitable(i) && ++count >= r.workers) break;
     }
     for (const std::string& rn : r.required_nodes) {
       int i = FindNode(rn);
@@ -2278,7 +2384,8 @@ absl::Status World::SignalSlurmJob(int cluster, int64_t slurm_job_id, std::strin
 // Control plane
 // ---------------------------------------------------------------------------------------------
 
-absl::Status World::SetNodeState(std::string_view node, NodeState state, std::string reason) {
+absl::Status World::SetNodeStateUnscheduled(std::string_view node, NodeState state,
+                                            std::string reason) {
   const int i = FindNode(node);
   if (i < 0) {
     return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownNode,
@@ -2310,7 +2417,14 @@ absl::Status World::SetNodeState(std::string_view node, NodeState state, std::st
   return absl::OkStatus();
 }
 
-absl::Status World::AddNode(std::string_view allocation_or_cluster, std::string node_name) {
+absl::Status World::SetNodeState(std::string_view node, NodeState state, std::string reason) {
+  absl::Status status = SetNodeStateUnscheduled(node, state, std::move(reason));
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::AddNodeUnscheduled(std::string_view allocation_or_cluster,
+                                       std::string node_name) {
   if (node_name.empty() || FindNode(node_name) >= 0) {
     return Invalid(absl::StrCat("node name '", node_name, "' is empty or already exists"));
   }
@@ -2339,8 +2453,8 @@ absl::Status World::AddNode(std::string_view allocation_or_cluster, std::string 
     return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
                       absl::StrCat("No allocation or cluster '", AV(allocation_or_cluster), "'"));
   }
-  SlurmNodeConfig nc = clusters_[c].config.nodes.empty() ? SlurmNodeConfig{}
-                                                         : clusters_[c].config.nodes.front();
+  SlurmNodeConfig nc =
+      clusters_[c].config.nodes.empty() ? SlurmNodeConfig{} : clusters_[c].config.nodes.front();
   nc.name = node_name;
   NodeIndex i = WorldImpl::NewNode(*this, node_name, nc.gpu_type, nc.gpus, nc.cpus, nc.memory_mb);
   nodes_[i].cluster = c;
@@ -2357,17 +2471,26 @@ absl::Status World::AddNode(std::string_view allocation_or_cluster, std::string 
   return absl::OkStatus();
 }
 
-absl::Status World::RemoveNode(std::string_view node) {
+absl::Status World::AddNode(std::string_view allocation_or_cluster, std::string node_name) {
+  absl::Status status = AddNodeUnscheduled(allocation_or_cluster, std::move(node_name));
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::RemoveNodeUnscheduled(std::string_view node) {
   const int i = FindNode(node);
   if (i < 0 || nodes_[i].removed) {
     return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownNode,
                       absl::StrCat("Node '", AV(node), "' not found"));
   }
-  if (absl::Status st = SetNodeState(node, NodeState::kDown, "removed"); !st.ok()) return st;
+  if (absl::Status st = SetNodeStateUnscheduled(node, NodeState::kDown, "removed"); !st.ok())
+    return st;
   Node& n = nodes_[i];
   WorldImpl::IndexRemove(*this, i);
   n.removed = true;
-  auto drop = [&](std::vector<NodeIndex>& v) { v.erase(std::remove(v.begin(), v.end(), i), v.end()); };
+  auto drop = [&](std::vector<NodeIndex>& v) {
+    v.erase(std::remove(v.begin(), v.end(), i), v.end());
+  };
   auto drop_name = [&](std::vector<std::string>& v) {
     v.erase(std::remove(v.begin(), v.end(), n.name), v.end());
   };
@@ -2388,7 +2511,13 @@ absl::Status World::RemoveNode(std::string_view node) {
   return absl::OkStatus();
 }
 
-absl::Status World::TakeGpus(std::string_view allocation, int count) {
+absl::Status World::RemoveNode(std::string_view node) {
+  absl::Status status = RemoveNodeUnscheduled(node);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::TakeGpusUnscheduled(std::string_view allocation, int count) {
   int a = FindAllocationByName(allocation);
   if (a < 0) a = FindAllocationById(allocation);
   if (a < 0) {
@@ -2453,7 +2582,13 @@ absl::Status World::TakeGpus(std::string_view allocation, int count) {
   return absl::OkStatus();
 }
 
-absl::Status World::ReturnGpus(std::string_view allocation, int count) {
+absl::Status World::TakeGpus(std::string_view allocation, int count) {
+  absl::Status status = TakeGpusUnscheduled(allocation, count);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::ReturnGpusUnscheduled(std::string_view allocation, int count) {
   int a = FindAllocationByName(allocation);
   if (a < 0) a = FindAllocationById(allocation);
   if (a < 0) {
@@ -2466,9 +2601,9 @@ absl::Status World::ReturnGpus(std::string_view allocation, int count) {
     for (JobId o : nodes_[i].gpu_owner) held += o == kOtherTenant;
   }
   if (count > held) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-                      absl::StrCat("Only ", held, " GPUs of '", AV(allocation),
-                                   "' are taken by other tenants"));
+    return ModelError(
+        absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
+        absl::StrCat("Only ", held, " GPUs of '", AV(allocation), "' are taken by other tenants"));
   }
   int returned = 0;
   const auto& ns = allocations_[a].nodes;
@@ -2490,7 +2625,13 @@ absl::Status World::ReturnGpus(std::string_view allocation, int count) {
   return absl::OkStatus();
 }
 
-absl::Status World::PreemptJobNow(JobId job) {
+absl::Status World::ReturnGpus(std::string_view allocation, int count) {
+  absl::Status status = ReturnGpusUnscheduled(allocation, count);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::PreemptJobNowUnscheduled(JobId job) {
   absl::StatusOr<Job*> j = WorldImpl::ActiveJob(*this, job);
   if (!j.ok()) return j.status();
   if ((*j)->state != JobState::kRunning) {
@@ -2501,7 +2642,13 @@ absl::Status World::PreemptJobNow(JobId job) {
   return absl::OkStatus();
 }
 
-absl::Status World::FailJobNow(JobId job, int exit_code) {
+absl::Status World::PreemptJobNow(JobId job) {
+  absl::Status status = PreemptJobNowUnscheduled(job);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::FailJobNowUnscheduled(JobId job, int exit_code) {
   absl::StatusOr<Job*> j = WorldImpl::ActiveJob(*this, job);
   if (!j.ok()) return j.status();
   if ((*j)->state != JobState::kRunning) {
@@ -2516,7 +2663,13 @@ absl::Status World::FailJobNow(JobId job, int exit_code) {
   return absl::OkStatus();
 }
 
-absl::Status World::FinishJobNow(JobId job) {
+absl::Status World::FailJobNow(JobId job, int exit_code) {
+  absl::Status status = FailJobNowUnscheduled(job, exit_code);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::FinishJobNowUnscheduled(JobId job) {
   absl::StatusOr<Job*> j = WorldImpl::ActiveJob(*this, job);
   if (!j.ok()) return j.status();
   if ((*j)->state != JobState::kRunning) {
@@ -2528,7 +2681,13 @@ absl::Status World::FinishJobNow(JobId job) {
   return absl::OkStatus();
 }
 
-absl::Status World::HoldJob(JobId job) {
+absl::Status World::FinishJobNow(JobId job) {
+  absl::Status status = FinishJobNowUnscheduled(job);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::HoldJobUnscheduled(JobId job) {
   absl::StatusOr<Job*> jp = WorldImpl::ActiveJob(*this, job);
   if (!jp.ok()) return jp.status();
   Job& j = **jp;
@@ -2547,7 +2706,13 @@ absl::Status World::HoldJob(JobId job) {
   return absl::OkStatus();
 }
 
-absl::Status World::ReleaseJob(JobId job) {
+absl::Status World::HoldJob(JobId job) {
+  absl::Status status = HoldJobUnscheduled(job);
+  WorldImpl::Pass(*this);
+  return status;
+}
+
+absl::Status World::ReleaseJobUnscheduled(JobId job) {
   absl::StatusOr<Job*> jp = WorldImpl::ActiveJob(*this, job);
   if (!jp.ok()) return jp.status();
   Job& j = **jp;
@@ -2565,6 +2730,12 @@ absl::Status World::ReleaseJob(JobId job) {
   j.reason = "None";
   WorldImpl::InsertPending(*this, j);
   return absl::OkStatus();
+}
+
+absl::Status World::ReleaseJob(JobId job) {
+  absl::Status status = ReleaseJobUnscheduled(job);
+  WorldImpl::Pass(*this);
+  return status;
 }
 
 std::string World::AddBehaviourRule(BehaviourRule rule) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -70,8 +71,8 @@ struct AllocationConfig {
 };
 
 struct RegionConfig {
-  std::string key;                // "SR008"
-  std::string shared_queue_id;    // UUID of the region's shared-cluster queue ("" = none)
+  std::string key;              // "SR008"
+  std::string shared_queue_id;  // UUID of the region's shared-cluster queue ("" = none)
   std::string shared_queue_name = "shared-cluster";
 };
 
@@ -102,9 +103,9 @@ struct SlurmUserConfig {
 };
 
 struct SlurmClusterConfig {
-  std::string project;   // "demo-project"
-  std::string location;  // "us-central1"
-  std::string name;      // "demo-cluster"
+  std::string project;                         // "demo-project"
+  std::string location;                        // "us-central1"
+  std::string name;                            // "demo-cluster"
   std::string slurm_cluster_name = "cluster";  // meta.slurm.cluster
   std::vector<SlurmNodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
@@ -121,7 +122,7 @@ struct SlurmClusterConfig {
 // user; the OAuth token endpoint mints tokens for it).
 struct PrincipalConfig {
   std::string email;
-  std::string token;  // static bearer token ("" = none)
+  std::string token;                  // static bearer token ("" = none)
   std::vector<std::string> projects;  // projects it has access to
   std::string linux_user;             // Slurm user its jobs run as
   std::string role = "roles/aiplatform.user";
@@ -136,7 +137,7 @@ struct WorldConfig {
   std::vector<SlurmClusterConfig> clusters;
   std::vector<PrincipalConfig> principals;
   std::vector<BehaviourRule> behaviour_rules;
-  BehaviourSpec default_behaviour;  // runtime default 60 s, exit 0 when unset
+  BehaviourSpec default_behaviour;                 // runtime default 60 s, exit 0 when unset
   TimeMs cloudru_restart_delay = FromSeconds(10);  // Restarting -> Pending
   TimeMs token_lifetime = FromSeconds(3600);
   int max_pending_scan = 500;  // pending jobs examined past the first blocked one per pass
@@ -155,7 +156,7 @@ struct Node {
   int cpus = 0;
   int64_t ram_mb = 0;
   NodeState state = NodeState::kUp;
-  std::string state_reason;  // why down/drained
+  std::string state_reason;      // why down/drained
   std::vector<JobId> gpu_owner;  // one entry per GPU: kNoJob free, kOtherTenant taken, else job
   int cpus_used = 0;
   // Exactly one of these is set.
@@ -175,7 +176,9 @@ struct Node {
 struct Allocation {
   AllocationConfig config;
   std::vector<NodeIndex> nodes;
-  int node_gpus = 0;  // GPUs per node
+  int node_gpus = 0;                   // GPUs per node
+  std::string node_gpu_model;          // Added: GPU model of its nodes ("a100")
+  int node_cpus = 0;                   // Added: CPUs per node
   std::vector<std::string> queue_ids;  // its own queues
   std::set<std::string> workspaces;    // workspace ids bound to it
 };
@@ -225,19 +228,19 @@ struct WorkerPlacement {
 };
 
 struct Preemption {
-  JobId by = kNoJob;          // kNoJob when preempted by the control API / other tenants
-  std::string by_name;        // preemptor's name (job_name, Slurm id as string, "other-tenants")
-  std::string by_priority;    // Cloud.ru priority class of the preemptor, "" for Slurm
+  JobId by = kNoJob;        // kNoJob when preempted by the control API / other tenants
+  std::string by_name;      // preemptor's name (job_name, Slurm id as string, "other-tenants")
+  std::string by_priority;  // Cloud.ru priority class of the preemptor, "" for Slurm
   TimeMs at = 0;
 };
 
 // One run of a job (Slurm accounting: one record per run; Cloud.ru: try).
 struct JobRun {
-  int number = 0;        // 0-based
+  int number = 0;          // 0-based
   TimeMs submit_time = 0;  // Slurm: reset to the requeue time for a requeued run
   TimeMs eligible_time = 0;
-  TimeMs start_time = 0;   // 0 = never started
-  TimeMs end_time = 0;     // 0 = not ended
+  TimeMs start_time = 0;                    // 0 = never started
+  TimeMs end_time = 0;                      // 0 = not ended
   JobState end_state = JobState::kPending;  // final state of this run (kPending while open)
   int exit_code = 0;
   int signal = 0;
@@ -256,11 +259,11 @@ struct JobRequest {
   std::string allocation_name;  // "" = workspace default allocation (not for shared)
   std::string queue_name;       // "" = allocation default; "shared-cluster" = shared queue
   std::string instance_type;
-  std::string priority_class;   // "" = queue default
+  std::string priority_class;  // "" = queue default
   std::string job_type = "binary";
-  int max_retry = 0;            // 0 = no restarts
+  int max_retry = 0;  // 0 = no restarts
   // Slurm
-  std::string cluster;  // SlurmClusterConfig::ResourceName()
+  std::string cluster;    // SlurmClusterConfig::ResourceName()
   std::string partition;  // "" = default partition
   bool requeue = true;
   bool hold = false;
@@ -270,7 +273,7 @@ struct JobRequest {
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
   int cpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm tasks_per_node*cpus_per_task
-  TimeMs time_limit = kNever;  // Slurm time_limit; Cloud.ru stop_timer
+  TimeMs time_limit = kNever;                            // Slurm time_limit; Cloud.ru stop_timer
   std::vector<std::pair<std::string, std::string>> env;  // environment (hints read from here)
   std::string script;
   // Opaque dialect-specific submitted parameters (the api stores its JSON text here and reads it
@@ -282,13 +285,13 @@ struct Job {
   JobId id = kNoJob;
   JobRequest request;
   // Identity
-  std::string name;      // Cloud.ru job_name "lm-mpi-job-<uuid4>"; Slurm job name
-  std::string uid;       // UUID
+  std::string name;  // Cloud.ru job_name "lm-mpi-job-<uuid4>"; Slurm job name
+  std::string uid;   // UUID
   int64_t slurm_job_id = 0;
-  int cluster = -1;      // Slurm cluster index
-  int partition = -1;    // Slurm partition index within the cluster
-  int queue = -1;        // Cloud.ru queue index (World::queues())
-  int allocation = -1;   // Cloud.ru allocation index; -1 for shared jobs
+  int cluster = -1;     // Slurm cluster index
+  int partition = -1;   // Slurm partition index within the cluster
+  int queue = -1;       // Cloud.ru queue index (World::queues())
+  int allocation = -1;  // Cloud.ru allocation index; -1 for shared jobs
   std::string region;
   std::string instance_type;
   std::string priority_class;  // resolved (Cloud.ru), "" for Slurm
@@ -297,22 +300,22 @@ struct Job {
   // State
   JobState state = JobState::kPending;
   JobState after_completing = JobState::kCompleted;  // valid while kCompleting
-  std::string reason = "None";  // Slurm state_reason
+  std::string reason = "None";                       // Slurm state_reason
   bool held = false;
-  TimeMs created_at = 0;     // first submit
+  TimeMs created_at = 0;  // first submit
   TimeMs pending_at = 0;
-  TimeMs running_at = 0;     // current/last run start (0 = never)
-  TimeMs completed_at = 0;   // terminal time (0 = not terminal)
-  TimeMs updated_at = 0;     // last state change
-  int restart_count = 0;     // Cloud.ru retry_count / Slurm restart_cnt
+  TimeMs running_at = 0;    // current/last run start (0 = never)
+  TimeMs completed_at = 0;  // terminal time (0 = not terminal)
+  TimeMs updated_at = 0;    // last state change
+  int restart_count = 0;    // Cloud.ru retry_count / Slurm restart_cnt
   int exit_code = 0;
   int signal = 0;
   Behaviour behaviour;
   std::vector<WorkerPlacement> placement;  // current run's placement (empty when not running)
   std::vector<Preemption> preemptions;
-  std::vector<JobRun> runs;    // every run, the open one last
-  uint64_t generation = 0;     // bumps on every start/stop; stale events are ignored
-  int64_t queue_seq = 0;       // tie-breaker for ordering (submit order)
+  std::vector<JobRun> runs;  // every run, the open one last
+  uint64_t generation = 0;   // bumps on every start/stop; stale events are ignored
+  int64_t queue_seq = 0;     // tie-breaker for ordering (submit order)
   // ---- Added ----
   // Effective time limit: Slurm request/#SBATCH --time, else partition DefaultTime, else MaxTime;
   // Cloud.ru stop_timer. kNever = unlimited.
@@ -334,8 +337,8 @@ struct Job {
 enum class EventKind {
   kSubmitted,
   kStarted,
-  kFinished,      // any end of a run: detail "state"
-  kPreempted,     // detail "by"
+  kFinished,   // any end of a run: detail "state"
+  kPreempted,  // detail "by"
   kRequeued,
   kRestarting,
   kCancelled,
@@ -350,9 +353,9 @@ enum class EventKind {
   kGpusReturned,
   kSharedAssigned,
   kSharedUnassigned,
-  kClock,         // clock set / speed change
-  kFaultFired,    // recorded by the api layer through RecordEvent
-  kPurged,        // left the live view (MinJobAge)
+  kClock,       // clock set / speed change
+  kFaultFired,  // recorded by the api layer through RecordEvent
+  kPurged,      // left the live view (MinJobAge)
   kNote,
 };
 std::string_view EventKindName(EventKind k);  // "submitted", "started", ...
@@ -421,7 +424,7 @@ class World {
   int SharedQueueOf(std::string_view region) const;
   // GPU counts from the live model.
   int UsedGpus(const Allocation& a) const;
-  int FreeGpus(const Allocation& a) const;   // free to the allocation's own queues
+  int FreeGpus(const Allocation& a) const;  // free to the allocation's own queues
   int TotalGpus(const Allocation& a) const;
   // GPUs of `a` held by jobs of the shared-cluster queue.
   int SharedBorrowedGpus(const Allocation& a) const;
@@ -464,10 +467,13 @@ class World {
   absl::Status SignalSlurmJob(int cluster, int64_t slurm_job_id, std::string_view user, int signal);
 
   // ---- control plane (both dialects) ----
+  // Each of these runs the scheduling pass before returning (capacity changes take effect at
+  // once); user operations (submit, stop, cancel) only mark the world dirty: the pass runs at the
+  // next AdvanceTo/Sync/RunSchedulingPass.
   absl::Status SetNodeState(std::string_view node, NodeState state, std::string reason);
   absl::Status AddNode(std::string_view allocation_or_cluster, std::string node_name);
   absl::Status RemoveNode(std::string_view node);
-  absl::Status TakeGpus(std::string_view allocation, int count);    // "other tenants"
+  absl::Status TakeGpus(std::string_view allocation, int count);  // "other tenants"
   absl::Status ReturnGpus(std::string_view allocation, int count);
   absl::Status PreemptJobNow(JobId job);
   absl::Status FailJobNow(JobId job, int exit_code);
@@ -531,6 +537,18 @@ class World {
   int64_t next_queue_seq_ = 1;
   bool dirty_ = false;  // a scheduling pass is due
 
+  // Control-plane operations without the trailing scheduling pass (the public ones run it).
+  absl::Status SetNodeStateUnscheduled(std::string_view node, NodeState state, std::string reason);
+  absl::Status AddNodeUnscheduled(std::string_view allocation_or_cluster, std::string node_name);
+  absl::Status RemoveNodeUnscheduled(std::string_view node);
+  absl::Status TakeGpusUnscheduled(std::string_view allocation, int count);
+  absl::Status ReturnGpusUnscheduled(std::string_view allocation, int count);
+  absl::Status PreemptJobNowUnscheduled(JobId job);
+  absl::Status FailJobNowUnscheduled(JobId job, int exit_code);
+  absl::Status FinishJobNowUnscheduled(JobId job);
+  absl::Status HoldJobUnscheduled(JobId job);
+  absl::Status ReleaseJobUnscheduled(JobId job);
+
   friend struct WorldImpl;  // world.cc: placement, preemption, passes, state machines
   // Pending order key: rank desc, then queue_seq asc.
   struct PendingKey {
@@ -549,11 +567,18 @@ class World {
   std::vector<std::set<std::pair<int, NodeIndex>>> pool_free_;  // (free GPUs, node), Up nodes
   std::vector<std::vector<int>> node_pools_;                    // per node: pools it is in
   std::vector<int> partition_pool_base_;                        // per cluster
-  std::vector<std::set<JobId>> node_jobs_;  // per node: jobs with a worker on it (running/completing)
+  // Per node: jobs with a worker on it (running/completing).
+  std::vector<std::set<JobId>> node_jobs_;
   std::vector<JobId> node_reserved_;  // per node: Slurm preemptor waiting for victims' epilog
   std::map<JobId, std::vector<NodeIndex>> reservations_;
   std::map<std::string, int64_t, std::less<>> ws_active_gpus_;  // Cloud.ru gpu_limit accounting
   int64_t active_jobs_ = 0;
+  int64_t purge_timers_ = 0;  // MinJobAge timers in timers_ (RunUntilIdle ignores them)
+  std::map<std::string, NodeIndex, std::less<>> node_by_name_;
+  // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id),
+  // and running/completing jobs by the time they release their resources.
+  std::vector<std::set<std::tuple<int, TimeMs, JobId>>> victims_by_rank_;
+  std::vector<std::set<std::pair<TimeMs, JobId>>> releases_;
 };
 
 }  // namespace schedemu

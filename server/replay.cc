@@ -90,7 +90,7 @@ struct CloudRuLane {
   std::vector<std::pair<int, std::string>> types;  // (gpus per worker, key)
 };
 
-std::string FirstLine(std::string_view message) {
+std::string FirstLine(absl::string_view message) {
   std::string s(message.substr(0, message.find('\n')));
   if (s.size() > 100) s = s.substr(0, 100) + "...";
   return s;

@@ -33,6 +33,25 @@ struct FollowState {
   size_t sent = 0;
 };
 
+// The job's output; a preemptor belonging to another workspace is not named (tenant isolation).
+std::vector<std::pair<TimeMs, std::string>> VisibleOutput(const World& w, const Job& job) {
+  std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(job);
+  for (const Preemption& p : job.preemptions) {
+    if (p.by == kNoJob || p.by_name.empty()) continue;
+    const Job* by = w.FindJob(p.by);
+    if (by == nullptr || (IsCloudRuJob(*by) && by->request.tenant == job.request.tenant)) continue;
+    for (auto& line : lines) {
+      constexpr std::string_view kHidden = "another-workspace-job";
+      size_t at = 0;
+      while ((at = line.second.find(p.by_name, at)) != std::string::npos) {
+        line.second.replace(at, p.by_name.size(), kHidden);
+        at += kHidden.size();
+      }
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
 HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
@@ -60,7 +79,7 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
       s.text = absl::StrCat("Job ", job->name, " in queue. Try later");
       return s;
     }
-    std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(*job);
+    std::vector<std::pair<TimeMs, std::string>> lines = VisibleOutput(w, *job);
     size_t first = 0;
     if (tail && *tail > 0 && static_cast<size_t>(*tail) < lines.size()) {
       first = lines.size() - static_cast<size_t>(*tail);
@@ -94,7 +113,7 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
         chunk.done = true;
         return chunk;
       }
-      std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(*job);
+      std::vector<std::pair<TimeMs, std::string>> lines = VisibleOutput(w, *job);
       if (state->sent > lines.size()) state->sent = lines.size();
       for (size_t i = state->sent; i < lines.size(); ++i) AppendLine(&chunk.data, lines[i], verbose);
       state->sent = lines.size();

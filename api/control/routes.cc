@@ -318,10 +318,7 @@ HttpResponse AllocationGpus(Emulator& emu, const HttpRequest& req, bool take) {
     if (!s.ok()) return ModelStatus(s, "count");
     w.RunSchedulingPass();
     const Allocation& al = w.allocations()[a];
-    int other = 0;
-    for (NodeIndex n : al.nodes) {
-      for (JobId o : w.nodes()[n].gpu_owner) other += o == kOtherTenant;
-    }
+    int other = control::OtherTenantGpus(w, al);
     return Ok(OJson{{"allocation", alloc_name},
                     {"gpus", OJson{{"total", w.TotalGpus(al)},
                                    {"used", w.UsedGpus(al)},

@@ -52,6 +52,33 @@ std::string WireStatus(const Job& job) {
   return cloudru::ListStatus(job.state);
 }
 
+int PartitionGpusUsed(const World& w, int cluster, int partition) {
+  int used = 0;
+  for (const auto& [id, job] : w.jobs()) {
+    if (job.request.dialect == Dialect::kSlurm && job.cluster == cluster &&
+        job.partition == partition && !job.placement.empty()) {
+      used += job.TotalGpus();
+    }
+  }
+  return used;
+}
+
+int PartitionGpusTotal(const World& w, int cluster, int partition) {
+  int total = 0;
+  for (NodeIndex n : w.clusters()[cluster].partitions[partition].nodes) {
+    total += w.nodes()[n].gpus();
+  }
+  return total;
+}
+
+int OtherTenantGpus(const World& w, const Allocation& a) {
+  int other = 0;
+  for (NodeIndex n : a.nodes) {
+    for (JobId o : w.nodes()[n].gpu_owner) other += o == kOtherTenant;
+  }
+  return other;
+}
+
 OJson ClockJson(World& w) {
   TimeMs next = w.NextEventTime();
   return OJson{
@@ -145,12 +172,9 @@ OJson StateJson(World& w) {
 
   OJson allocations = OJson::array();
   for (const Allocation& a : w.allocations()) {
-    int other = 0;
+    int other = OtherTenantGpus(w, a);
     OJson nodes = OJson::array();
-    for (NodeIndex n : a.nodes) {
-      nodes.push_back(w.nodes()[n].name);
-      for (JobId o : w.nodes()[n].gpu_owner) other += o == kOtherTenant;
-    }
+    for (NodeIndex n : a.nodes) nodes.push_back(w.nodes()[n].name);
     allocations.push_back(OJson{
         {"id", a.config.id},
         {"name", a.config.name},
@@ -249,15 +273,8 @@ OJson StateJson(World& w) {
     OJson partitions = OJson::array();
     for (size_t pi = 0; pi < c.partitions.size(); ++pi) {
       const Partition& p = c.partitions[pi];
-      int total = 0;
-      for (NodeIndex n : p.nodes) total += w.nodes()[n].gpus();
-      int used = 0;
-      for (const auto& [id, job] : w.jobs()) {
-        if (job.cluster == static_cast<int>(ci) && job.partition == static_cast<int>(pi) &&
-            !job.placement.empty()) {
-          used += job.TotalGpus();
-        }
-      }
+      int total = PartitionGpusTotal(w, static_cast<int>(ci), static_cast<int>(pi));
+      int used = PartitionGpusUsed(w, static_cast<int>(ci), static_cast<int>(pi));
       OJson pending = OJson::array();
       for (const Job* j :
            w.PendingOrderSlurm(static_cast<int>(ci), static_cast<int>(pi))) {
@@ -341,14 +358,8 @@ std::string WorldMetrics(const World& w) {
     const SlurmCluster& c = w.clusters()[ci];
     for (size_t pi = 0; pi < c.partitions.size(); ++pi) {
       const Partition& p = c.partitions[pi];
-      int total = 0, used = 0;
-      for (NodeIndex n : p.nodes) total += w.nodes()[n].gpus();
-      for (const auto& [id, job] : w.jobs()) {
-        if (job.cluster == static_cast<int>(ci) && job.partition == static_cast<int>(pi) &&
-            !job.placement.empty()) {
-          used += job.TotalGpus();
-        }
-      }
+      int total = PartitionGpusTotal(w, static_cast<int>(ci), static_cast<int>(pi));
+      int used = PartitionGpusUsed(w, static_cast<int>(ci), static_cast<int>(pi));
       std::string labels = absl::StrCat("{cluster=\"", PromEscape(c.config.name),
                                         "\",partition=\"", PromEscape(p.config.name), "\"} ");
       absl::StrAppend(&ptotal, "schedemu_partition_gpus_total", labels, total, "\n");

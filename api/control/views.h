@@ -19,6 +19,12 @@ std::string JobRef(const World& world, const Job& job);
 // "RUNNING"/"PREEMPTED"...
 std::string WireStatus(const Job& job);
 
+// GPUs held by running jobs of a Slurm partition / of the partition's nodes in total.
+int PartitionGpusUsed(const World& world, int cluster, int partition);
+int PartitionGpusTotal(const World& world, int cluster, int partition);
+// GPUs of an allocation taken by "other tenants".
+int OtherTenantGpus(const World& world, const Allocation& allocation);
+
 OJson ClockJson(World& world);
 OJson JobJson(const World& world, const Job& job);
 OJson StateJson(World& world);

@@ -66,7 +66,8 @@ TEST(CloudRuSubmit, SeveralWorkersShareANode) {
   World w = MakeWorld(CloudRuConfig());
   JobId id = MustSubmit(w, CloudRuJob(kWsA, "a100.2gpu.32C.976G", 3));
   w.RunSchedulingPass();
-  EXPECT_EQ(w.PlacementString(J(w, id)), "alloc-1/node-a:0-1,alloc-1/node-a:2-3,alloc-1/node-a:4-5");
+  EXPECT_EQ(w.PlacementString(J(w, id)),
+            "alloc-1/node-a:0-1,alloc-1/node-a:2-3,alloc-1/node-a:4-5");
 }
 
 TEST(CloudRuSubmit, NonSharedNeverSpansAllocations) {
@@ -168,8 +169,7 @@ TEST(CloudRuShared, DocumentationExample) {
   FillLeavingTwo(w, kWsC);
   EXPECT_EQ(w.FreeGpus(w.allocations()[0]), 2);
   EXPECT_EQ(w.FreeGpus(w.allocations()[1]), 2);
-  JobId shared =
-      MustSubmit(w, CloudRuJob(kWsB, "a100.2gpu.32C.976G", 2, "", "shared-cluster"));
+  JobId shared = MustSubmit(w, CloudRuJob(kWsB, "a100.2gpu.32C.976G", 2, "", "shared-cluster"));
   const Job& sj = J(w, shared);
   EXPECT_EQ(sj.priority_class, "shared-low");
   EXPECT_EQ(sj.priority_rank, 1);
@@ -307,6 +307,44 @@ TEST(CloudRuPreemption, OnlyTheMinimalSetYields) {
   EXPECT_EQ(w.counters().preemptions, 2);
 }
 
+TEST(CloudRuOrder, GreedyFillAndPendingOrder) {
+  World w = MakeWorld(CloudRuConfig());
+  JobId run = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high"));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, run).state, JobState::kRunning);
+  // Blocked high job (needs both nodes), then a medium and a low one that fit.
+  JobId blocked = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
+  JobId low = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "low"));
+  JobId med = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "medium"));
+  const int q = J(w, blocked).queue;
+  std::vector<const Job*> order = w.PendingOrder(q);
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[0]->id, blocked);
+  EXPECT_EQ(order[1]->id, med);
+  EXPECT_EQ(order[2]->id, low);
+  EXPECT_EQ(w.QueuePosition(J(w, low)), 3);
+  Advance(w, 0);
+  EXPECT_EQ(J(w, blocked).state, JobState::kPending);
+  EXPECT_EQ(J(w, med).state, JobState::kRunning);
+  EXPECT_EQ(J(w, low).state, JobState::kRunning);
+  EXPECT_EQ(w.QueuePosition(J(w, low)), 0);
+}
+
+TEST(CloudRuShared, SharedMediumPreemptsSharedLow) {
+  World w = MakeWorld(CloudRuConfig());
+  ASSERT_TRUE(w.TakeGpus("alloc-1", 16).ok());
+  ASSERT_TRUE(w.TakeGpus("alloc-2", 8).ok());
+  JobId low = MustSubmit(w, CloudRuJob(kWsB, "a100.8gpu.128C.1952G", 1, "", "shared-cluster"));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, low).state, JobState::kRunning);
+  JobId med =
+      MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "shared-medium", "shared-cluster"));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, med).state, JobState::kRunning);
+  EXPECT_EQ(J(w, low).state, JobState::kPreempted);
+  EXPECT_EQ(J(w, low).preemptions[0].by_priority, "shared-medium");
+}
+
 TEST(CloudRuPreemption, SameRankNeverPreempts) {
   World w = MakeWorld(CloudRuConfig());
   JobId a = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "medium"));
@@ -328,8 +366,8 @@ TEST(CloudRuPreemption, MaxRetryRestartsThenTerminates) {
   Advance(w, 0);
   ASSERT_EQ(J(w, low).state, JobState::kRunning);
   const std::string name = J(w, low).name;
-  JobId high = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high",
-                                        "", FromSeconds(100)));
+  JobId high =
+      MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high", "", FromSeconds(100)));
   Advance(w, 0);
   EXPECT_EQ(J(w, high).state, JobState::kRunning);
   EXPECT_EQ(J(w, low).state, JobState::kRestarting);
@@ -408,10 +446,10 @@ TEST(CloudRuLifecycle, UnassignStopsPendingSharedJobs) {
   EXPECT_EQ(J(w, s).state, JobState::kPending);
   ASSERT_TRUE(w.UnassignSharedQueue(kWsB, "SR008").ok());
   EXPECT_EQ(J(w, s).state, JobState::kCancelled);
-  EXPECT_EQ(ReasonOf(w.SubmitCloudRuJob(
-                          CloudRuJob(kWsB, "a100.2gpu.32C.976G", 1, "", "shared-cluster"))
-                         .status()),
-            Reason::kNotAssignedToSharedQueue);
+  EXPECT_EQ(
+      ReasonOf(w.SubmitCloudRuJob(CloudRuJob(kWsB, "a100.2gpu.32C.976G", 1, "", "shared-cluster"))
+                   .status()),
+      Reason::kNotAssignedToSharedQueue);
   ASSERT_TRUE(w.AssignSharedQueue(kWsB, "SR008").ok());
   EXPECT_TRUE(
       w.SubmitCloudRuJob(CloudRuJob(kWsB, "a100.2gpu.32C.976G", 1, "", "shared-cluster")).ok());

@@ -39,11 +39,26 @@ TEST(InstanceType, ParsesEveryForm) {
 }
 
 TEST(InstanceType, RejectsEverythingElse) {
-  for (const char* key :
-       {"", "a100", "a100.", ".1gpu", "a100.gpu", "a100.xgpu", "a100.1gpu.32C",
-        "a100.1gpu.32C.976", "a100.1gpu.976G", "a100.1gpu.80vG.80vG", "cpu.2C", "cpu.8G.2C",
-        "cpu.0C.8G", "A100.1gpu", "a100.1gpu.32C.976G.x", "a100.0gpu", "a100.-1gpu",
-        "a100..1gpu", "a100.1gpu.0", "a100.1gpu.32C.0G"}) {
+  for (const char* key : {"",
+                          "a100",
+                          "a100.",
+                          ".1gpu",
+                          "a100.gpu",
+                          "a100.xgpu",
+                          "a100.1gpu.32C",
+                          "a100.1gpu.32C.976",
+                          "a100.1gpu.976G",
+                          "a100.1gpu.80vG.80vG",
+                          "cpu.2C",
+                          "cpu.8G.2C",
+                          "cpu.0C.8G",
+                          "A100.1gpu",
+                          "a100.1gpu.32C.976G.x",
+                          "a100.0gpu",
+                          "a100.-1gpu",
+                          "a100..1gpu",
+                          "a100.1gpu.0",
+                          "a100.1gpu.32C.0G"}) {
     absl::StatusOr<InstanceType> t = ParseInstanceType(key);
     EXPECT_FALSE(t.ok()) << "accepted '" << key << "'";
     if (!t.ok()) {

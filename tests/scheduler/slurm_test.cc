@@ -31,6 +31,21 @@ TEST(SlurmSubmit, IdsReasonAndStart) {
   EXPECT_EQ(w.PlacementString(J(w, b)), "n1");  // best fit: a node with 4 free
 }
 
+TEST(SlurmSubmit, RequiredAndExcludedNodes) {
+  World w = MakeWorld(SlurmConfig());
+  JobRequest r = SlurmJob("alice", "spot", 2, 1);
+  r.required_nodes = {"n3"};
+  r.excluded_nodes = {"n1"};
+  JobId a = MustSubmit(w, r);
+  Advance(w, 0);
+  EXPECT_EQ(w.PlacementString(J(w, a)), "n[2-3]");
+  JobRequest x = SlurmJob("alice", "spot", 1, 8);
+  x.excluded_nodes = {"n2", "n3", "n4"};
+  JobId b = MustSubmit(w, x);
+  Advance(w, 0);
+  EXPECT_EQ(w.PlacementString(J(w, b)), "n1");
+}
+
 TEST(SlurmSubmit, Errors) {
   World w = MakeWorld(SlurmConfig());
   auto submit = [&](JobRequest r) { return w.SubmitSlurmJob(std::move(r)).status(); };
@@ -157,6 +172,45 @@ TEST(SlurmPreemption, OneVictimOfFourLowestId) {
   Advance(w, FromSeconds(1));
   EXPECT_EQ(J(w, high).state, JobState::kRunning);
   EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
+}
+
+// While the victims' epilog runs, the freed and free GPUs of the preemptor's node are reserved
+// for it: a lower job that would fit there must wait.
+TEST(SlurmPreemption, PreemptorKeepsItsNodeDuringEpilog) {
+  WorldConfig c = SlurmConfig(1);
+  c.clusters[0].epilog_time = FromSeconds(10);
+  World w = MakeWorld(c);
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 4, FromSeconds(1000)));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, a).state, JobState::kRunning);
+  JobId h = MustSubmit(w, SlurmJob("bob", "batch", 1, 8, FromSeconds(50)));
+  JobId s = MustSubmit(w, SlurmJob("bob", "spot", 1, 4, FromSeconds(50)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, a).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, s).state, JobState::kPending);  // 4 GPUs are free, but reserved for h
+  EXPECT_EQ(J(w, h).state, JobState::kPending);
+  Advance(w, FromSeconds(9));
+  EXPECT_EQ(J(w, s).state, JobState::kPending);
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(J(w, h).state, JobState::kRunning);
+  EXPECT_EQ(J(w, h).placement[0].gpus.size(), 8u);
+  EXPECT_EQ(J(w, s).state, JobState::kPending);
+}
+
+TEST(SlurmCapacity, DrainKeepsRunningJobs) {
+  World w = MakeWorld(SlurmConfig(1));
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 4, FromSeconds(100)));
+  Advance(w, 0);
+  ASSERT_TRUE(w.SetNodeState("n1", NodeState::kDrain, "maint").ok());
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 1, 4, FromSeconds(100)));
+  Advance(w, FromSeconds(50));
+  EXPECT_EQ(J(w, a).state, JobState::kRunning);
+  EXPECT_EQ(J(w, b).state, JobState::kPending);
+  EXPECT_EQ(w.nodes()[0].FreeGpus(), 0);
+  EXPECT_EQ(w.nodes()[0].free_gpus, 4);
+  ASSERT_TRUE(w.SetNodeState("n1", NodeState::kUp, "").ok());
+  Advance(w, 0);
+  EXPECT_EQ(J(w, b).state, JobState::kRunning);
 }
 
 TEST(SlurmPreemption, CancelModeAndNoRequeueGivePreempted) {

@@ -64,8 +64,8 @@ TEST(SwfTest, ProcessorsPrefersAllocated) {
 
 TEST(SwfTest, DecimalFieldsAreRounded) {
   SwfJob j;
-  ASSERT_TRUE(ParseSwfRecord("1 0.4 -1 3599.6 8 -1.0 -1 8 7200.00 -1 1 3 1 -1 0 -1 -1 -1", &j)
-                  .ok());
+  ASSERT_TRUE(
+      ParseSwfRecord("1 0.4 -1 3599.6 8 -1.0 -1 8 7200.00 -1 1 3 1 -1 0 -1 -1 -1", &j).ok());
   EXPECT_EQ(j.submit_time, 0);
   EXPECT_EQ(j.run_time, 3600);
   EXPECT_EQ(j.avg_cpu_time, -1);
@@ -87,8 +87,7 @@ TEST(SwfTest, TooManyFieldsIsAnError) {
 }
 
 TEST(SwfTest, NonNumericFieldNamesTheField) {
-  absl::StatusOr<SwfTrace> trace =
-      ParseSwf("\n\n1 0 0 ten 1 -1 -1 1 20 -1 1 1 1 -1 0 -1 -1 -1\n");
+  absl::StatusOr<SwfTrace> trace = ParseSwf("\n\n1 0 0 ten 1 -1 -1 1 20 -1 1 1 1 -1 0 -1 -1 -1\n");
   ASSERT_FALSE(trace.ok());
   EXPECT_EQ(trace.status().message(), "line 3: field 4 (run time): 'ten' is not a number");
 }

@@ -112,7 +112,7 @@ inline WorldConfig SlurmConfig(int nodes = 4) {
   std::vector<std::string> names;
   for (int i = 1; i <= nodes; ++i) {
     SlurmNodeConfig n;
-    n.name = "n" + std::to_string(i);
+    n.name = absl::StrCat("n", i);
     n.gpus = 8;
     n.cpus = 64;
     cl.nodes.push_back(n);

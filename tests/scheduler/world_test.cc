@@ -177,6 +177,16 @@ TEST(WorldTokens, OpaqueAndJwt) {
   EXPECT_EQ(w2.MintToken(Dialect::kCloudRu, "client", kWsA, false).token, tok);
 }
 
+TEST(ModelErrors, CarryReason) {
+  absl::Status s = ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound, "gone");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "gone");
+  ASSERT_TRUE(GetReason(s).has_value());
+  EXPECT_EQ(*GetReason(s), Reason::kJobNotFound);
+  EXPECT_FALSE(GetReason(absl::InternalError("x")).has_value());
+  EXPECT_FALSE(GetReason(absl::OkStatus()).has_value());
+}
+
 TEST(WorldHostList, Compresses) {
   EXPECT_EQ(HostList({"n1", "n2", "n3"}), "n[1-3]");
   EXPECT_EQ(HostList({"n1"}), "n1");
@@ -190,11 +200,10 @@ std::vector<std::string> RunScript() {
   World w = MakeWorld(CloudRuConfig());
   std::vector<JobId> ids;
   for (int i = 0; i < 6; ++i) {
-    ids.push_back(MustSubmit(w, CloudRuJob(kWsA, "a100.2gpu.32C.976G", 1 + i % 3,
-                                           i % 2 ? "low" : "medium", "",
-                                           FromSeconds(100 + 10 * i))));
-    MustSubmit(w, CloudRuJob(kWsB, "a100.2gpu.32C.976G", 2, "", "shared-cluster",
-                             FromSeconds(77)));
+    ids.push_back(
+        MustSubmit(w, CloudRuJob(kWsA, "a100.2gpu.32C.976G", 1 + i % 3, i % 2 ? "low" : "medium",
+                                 "", FromSeconds(100 + 10 * i))));
+    MustSubmit(w, CloudRuJob(kWsB, "a100.2gpu.32C.976G", 2, "", "shared-cluster", FromSeconds(77)));
     Advance(w, FromSeconds(13));
   }
   MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
@@ -203,8 +212,8 @@ std::vector<std::string> RunScript() {
   w.RunUntilIdle(FromSeconds(100000));
   std::vector<std::string> log;
   for (const Event& e : w.events()) {
-    std::string line = absl::StrCat(e.seq, " ", e.time, " ", std::string(EventKindName(e.kind)), " ",
-                                    e.subject);
+    std::string line =
+        absl::StrCat(e.seq, " ", e.time, " ", std::string(EventKindName(e.kind)), " ", e.subject);
     for (const auto& [k, v] : e.details) absl::StrAppend(&line, " ", k, "=", v);
     log.push_back(line);
   }

@@ -1,0 +1,260 @@
+// Restarts with `serve --state-file F` (issue 5/7): the world is restored on start, saved on
+// shutdown and every save interval (atomic replace). A SIGTERM in the middle of a load and a
+// restart lose no accepted job, token or timestamp; a SIGKILL loses at most the last save
+// interval; a truncated or corrupted state file makes the server refuse to start with a clear
+// error instead of serving a half world.
+//
+// These tests are written against that documented behaviour. While `--state-file` has not landed
+// in server/main.cc they are DISABLED_ (enable them by removing the prefix once `schedemu serve
+// --state-file` exists; kSaveInterval below must match the documented save interval).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/test_server.h"
+
+namespace schedemu::testing {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// "saves on shutdown and every few seconds": the documented periodic save interval.
+constexpr auto kSaveInterval = std::chrono::seconds(5);
+constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
+
+Json Parse(const std::string& body) {
+  Json j = Json::parse(body, nullptr, false);
+  return j.is_discarded() ? Json() : j;
+}
+
+std::string TempStatePath(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() /
+                 ("schedemu-restart-" + std::to_string(getpid()) + "-" + name);
+  fs::create_directories(dir);
+  fs::remove(dir / "state.json");
+  return (dir / "state.json").string();
+}
+
+// What must survive a restart: every job with its state and timestamps, and the clock.
+struct Saved {
+  std::map<std::string, Json> jobs;  // ref -> {state, created_at, started_at, completed_at}
+  std::string now;
+};
+
+Saved Snapshot(TestServer& s) {
+  Saved out;
+  HttpClientResponse r = s.Request("GET", "/emulator/v1/state");
+  EXPECT_EQ(r.status, 200) << r.body;
+  Json st = Parse(r.body);
+  if (!st.is_object()) return out;
+  out.now = st["clock"].value("now", "");
+  for (const Json& j : st["jobs"]) {
+    out.jobs[j.value("ref", "")] = Json{{"state", j["state"]},
+                                        {"created_at", j["created_at"]},
+                                        {"started_at", j["started_at"]},
+                                        {"completed_at", j["completed_at"]},
+                                        {"restart_count", j["restart_count"]}};
+  }
+  return out;
+}
+
+std::string CloudRuToken(TestServer& s) {
+  HttpClientResponse r =
+      s.Json("POST", "/public/v2/service_auth",
+             Json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  Json j = Parse(r.body);
+  return j.is_object() && j.contains("token") ? j["token"].value("access_token", "") : "";
+}
+
+std::map<std::string, std::string> CloudRuHeaders(const std::string& token) {
+  return {{"authorization", token},
+          {"x-api-key", "demo-api-key"},
+          {"x-workspace-id", kDemoWs},
+          {"Content-Type", "application/json"}};
+}
+
+std::string JobBody(int i) {
+  return Json{{"script", "/home/jovyan/train.py"}, {"base_image", "img:1"},
+              {"instance_type", "a100.1gpu"},        {"region", "SR008"},
+              {"type", "pytorch2"},                 {"allocation_name", i % 2 ? "alloc-1" : "alloc-2"},
+              {"job_desc", "restart-" + std::to_string(i)}}
+      .dump();
+}
+
+// Runs `schedemu serve --state-file F` expecting it to refuse; returns exit status and output.
+std::pair<int, std::string> ServeExpectingRefusal(const std::string& state_file) {
+  std::string cmd = std::string("timeout 10 ") + SCHEDEMU_BINARY +
+                    " serve --host 127.0.0.1 --port 0 --clock manual --state-file '" + state_file +
+                    "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  if (p == nullptr) return {-1, out};
+  char buf[512];
+  while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(RestartTest, DISABLED_SigtermMidLoadLosesNoJobTokenOrTimestamp) {
+  std::string state = TempStatePath("sigterm");
+  std::set<std::string> accepted;
+  std::string token;
+  Saved before;
+  {
+    TestServer s({"--state-file", state});
+    ASSERT_TRUE(s.ok());
+    token = CloudRuToken(s);
+    for (int i = 0; i < 5; ++i) {
+      HttpClientResponse r = s.Request("POST", "/public/v2/jobs", CloudRuHeaders(token), JobBody(i));
+      ASSERT_EQ(r.status, 200) << r.body;
+      accepted.insert(Parse(r.body).value("job_name", ""));
+    }
+    s.Advance(30);  // some run, timestamps set
+    // A load on a second connection while SIGTERM arrives: every 200 must survive.
+    std::atomic<bool> go{true};
+    std::vector<std::string> during;
+    std::thread load([&] {
+      HttpClient c("127.0.0.1", s.port());
+      for (int i = 100; go.load() && i < 2000; ++i) {
+        HttpClientResponse r =
+            c.Request("POST", "/public/v2/jobs", CloudRuHeaders(token), JobBody(i), 5000);
+        if (r.status == 200) {
+          during.push_back(Parse(r.body).value("job_name", ""));
+        } else if (r.status == 0) {
+          break;  // the server closed: stopped accepting
+        }
+      }
+    });
+    while (during.size() < 20) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    before = Snapshot(s);
+    kill(s.pid(), SIGTERM);
+    load.join();
+    go = false;
+    accepted.insert(during.begin(), during.end());
+    EXPECT_EQ(s.Stop(), 0) << "SIGTERM must drain and exit 0";
+  }
+  ASSERT_TRUE(fs::exists(state));
+
+  TestServer again({"--state-file", state});
+  ASSERT_TRUE(again.ok());
+  Saved after = Snapshot(again);
+  for (const std::string& name : accepted) {
+    EXPECT_TRUE(after.jobs.count(name)) << "accepted job lost across SIGTERM: " << name;
+  }
+  // Everything seen before the signal is unchanged (state and every timestamp).
+  for (const auto& [ref, job] : before.jobs) {
+    ASSERT_TRUE(after.jobs.count(ref)) << ref;
+    EXPECT_EQ(after.jobs[ref], job) << ref;
+  }
+  EXPECT_EQ(after.now, before.now) << "the virtual clock moved across the restart";
+  // The token issued before the restart still works; its expiry did not reset.
+  HttpClientResponse r = again.Request("GET", "/public/v2/jobs?region=SR008", CloudRuHeaders(token));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse(r.body).value("count", -1), static_cast<int>(accepted.size()));
+  again.Advance(3600);
+  r = again.Request("GET", "/public/v2/jobs?region=SR008", CloudRuHeaders(token));
+  EXPECT_EQ(r.status, 401) << "token lifetime restarted with the server: " << r.body;
+  // New jobs never reuse a name or id.
+  std::string fresh = CloudRuToken(again);
+  r = again.Request("POST", "/public/v2/jobs", CloudRuHeaders(fresh), JobBody(9999));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(accepted.count(Parse(r.body).value("job_name", "")));
+}
+
+TEST(RestartTest, DISABLED_SigkillLosesAtMostTheSaveInterval) {
+  std::string state = TempStatePath("sigkill");
+  std::set<std::string> saved;
+  {
+    TestServer s({"--state-file", state});
+    ASSERT_TRUE(s.ok());
+    std::string token = CloudRuToken(s);
+    for (int i = 0; i < 5; ++i) {
+      HttpClientResponse r = s.Request("POST", "/public/v2/jobs", CloudRuHeaders(token), JobBody(i));
+      ASSERT_EQ(r.status, 200) << r.body;
+      saved.insert(Parse(r.body).value("job_name", ""));
+    }
+    // Wait for one periodic save to have happened (not a timing assertion: a bound on the wait).
+    std::this_thread::sleep_for(kSaveInterval + std::chrono::seconds(2));
+    kill(s.pid(), SIGKILL);
+    s.Stop();
+  }
+  TestServer again({"--state-file", state});
+  ASSERT_TRUE(again.ok());
+  Saved after = Snapshot(again);
+  for (const std::string& name : saved) {
+    EXPECT_TRUE(after.jobs.count(name)) << "job older than the save interval lost: " << name;
+  }
+}
+
+TEST(RestartTest, DISABLED_TruncatedOrCorruptStateFileRefusesToStart) {
+  std::string state = TempStatePath("corrupt");
+  {
+    TestServer s({"--state-file", state});
+    ASSERT_TRUE(s.ok());
+    std::string token = CloudRuToken(s);
+    ASSERT_EQ(s.Request("POST", "/public/v2/jobs", CloudRuHeaders(token), JobBody(1)).status, 200);
+    ASSERT_EQ(s.Stop(), 0);
+  }
+  std::string good;
+  {
+    std::ifstream in(state, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    good = ss.str();
+  }
+  ASSERT_GT(good.size(), 16u);
+  struct Case {
+    const char* what;
+    std::string content;
+  };
+  std::string flipped = good;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x5a);
+  std::vector<Case> cases = {
+      {"truncated to half", good.substr(0, good.size() / 2)},
+      {"truncated by one byte", good.substr(0, good.size() - 1)},
+      {"empty", ""},
+      {"a byte flipped", flipped},
+      {"garbage", std::string("\x00\xff\x13garbage", 10)},
+      {"valid JSON, wrong shape", "{\"jobs\": 5}"},
+      {"deeply nested", std::string(100000, '[') + std::string(100000, ']')},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    {
+      std::ofstream out(state, std::ios::binary | std::ios::trunc);
+      out << c.content;
+    }
+    auto [code, output] = ServeExpectingRefusal(state);
+    EXPECT_NE(code, 0) << "started on a broken state file: " << output;
+    EXPECT_NE(code, 124) << "did not exit (timeout killed it): " << output;
+    EXPECT_THAT(output, ::testing::HasSubstr(state)) << "the error must name the file";
+    EXPECT_THAT(output, ::testing::Not(::testing::HasSubstr("listening on")));
+  }
+  // The original file is still good.
+  {
+    std::ofstream out(state, std::ios::binary | std::ios::trunc);
+    out << good;
+  }
+  TestServer again({"--state-file", state});
+  EXPECT_TRUE(again.ok());
+}
+
+}  // namespace
+}  // namespace schedemu::testing
