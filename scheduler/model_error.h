@@ -27,14 +27,14 @@ enum class Reason {
   kJobNotFound,               // unknown job name / id (or not visible to the caller)
   kRequestTooLarge,           // can never fit (more GPUs per worker than any node has...)
   // Slurm
-  kInvalidPartition,        // 2000 "Invalid partition name specified"
-  kNoDefaultPartition,      // 2001
-  kNodeConfigUnavailable,   // 2014 "Requested node configuration is not available"
-  kInvalidNodeCount,        // 2006
-  kInvalidTimeLimit,        // 2051
-  kAccessDenied,            // user may not act on another user's job
-  kJobAlreadyFinished,      // 2021 "Job/step already completing or completed"
-  kTransitionStateNoUpdate, // 2020 "Job can not be altered now, try again later"
+  kInvalidPartition,         // 2000 "Invalid partition name specified"
+  kNoDefaultPartition,       // 2001
+  kNodeConfigUnavailable,    // 2014 "Requested node configuration is not available"
+  kInvalidNodeCount,         // 2006
+  kInvalidTimeLimit,         // 2051
+  kAccessDenied,             // user may not act on another user's job
+  kJobAlreadyFinished,       // 2021 "Job/step already completing or completed"
+  kTransitionStateNoUpdate,  // 2020 "Job can not be altered now, try again later"
   kUnknownCluster,
   kUnknownUser,
   // Both / control plane

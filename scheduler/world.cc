@@ -786,6 +786,8 @@ struct WorldImpl {
     j.completing_until = AddTime(w.now_, w.clusters_[j.cluster].config.epilog_time);
     w.releases_[Domain(w, j)].insert({j.completing_until, j.id});
     AddTimer(w, j.completing_until, kTimerCompletingEnd, j.id, j.generation);
+    Emit(w, EventKind::kNote, j.id, JobSubject(j),
+         {{"state", "COMPLETING"}, {"after", std::string(JobStateName(after))}});
   }
 
   static void CompletingEnd(World& w, Job& j) {
@@ -1114,13 +1116,16 @@ struct WorldImpl {
     return s;
   }
 
-  static void CloudRuPass(World& w, int region) {
+  // Returns true when the pass stopped at the scan limit after starting some job (another pass
+  // at the same instant may start more).
+  static bool CloudRuPass(World& w, int region) {
     auto& pending = w.cloudru_pending_[region];
+    const int64_t started0 = w.counters_.started;
     absl::flat_hash_set<Shape> failed;
     bool blocked = false;
     int scanned = 0;
     for (auto it = pending.begin(); it != pending.end();) {
-      if (blocked && ++scanned > w.config_.max_pending_scan) break;
+      if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
       Job& j = w.jobs_.at(it->id);
       ++it;
       std::optional<Shape> key = ShapeOf(w, j, false);
@@ -1145,6 +1150,7 @@ struct WorldImpl {
       if (key) failed.insert(*key);
       blocked = true;
     }
+    return false;
   }
 
   struct Reservation {
@@ -1181,14 +1187,15 @@ struct WorldImpl {
     return r;
   }
 
-  static void SlurmPass(World& w, int cluster) {
+  static bool SlurmPass(World& w, int cluster) {
     auto& pending = w.slurm_pending_[cluster];
+    const int64_t started0 = w.counters_.started;
     absl::flat_hash_set<Shape> failed;
     bool blocked = false;
     int scanned = 0;
     std::optional<Reservation> res;
     for (auto it = pending.begin(); it != pending.end();) {
-      if (blocked && ++scanned > w.config_.max_pending_scan) break;
+      if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
       Job& j = w.jobs_.at(it->id);
       ++it;
       // A preemptor waiting for its victims' epilog.
@@ -1248,13 +1255,19 @@ struct WorldImpl {
       if (key) failed.insert(*key);
       blocked = true;
     }
+    return false;
   }
 
   static void Pass(World& w) {
-    if (!w.dirty_) return;
-    w.dirty_ = false;
-    for (size_t r = 0; r < w.regions_.size(); ++r) CloudRuPass(w, static_cast<int>(r));
-    for (size_t c = 0; c < w.clusters_.size(); ++c) SlurmPass(w, static_cast<int>(c));
+    // A pass cut short by max_pending_scan after starting jobs is repeated (bounded) so that
+    // everything that fits at this instant starts at this instant.
+    for (int round = 0; round < 64 && w.dirty_; ++round) {
+      w.dirty_ = false;
+      bool again = false;
+      for (size_t r = 0; r < w.regions_.size(); ++r) again |= CloudRuPass(w, static_cast<int>(r));
+      for (size_t c = 0; c < w.clusters_.size(); ++c) again |= SlurmPass(w, static_cast<int>(c));
+      if (again) w.dirty_ = true;
+    }
   }
 
   static void ProcessTimer(World& w, const World::TimedEvent& ev) {
@@ -1806,12 +1819,25 @@ std::vector<const Job*> World::PendingOrderSlurm(int cluster, int partition) con
 }
 
 int World::QueuePosition(const Job& job) const {
-  if (job.state != JobState::kPending) return 0;
-  std::vector<const Job*> order = job.request.dialect == Dialect::kSlurm
-                                      ? PendingOrderSlurm(job.cluster, job.partition)
-                                      : PendingOrder(job.queue);
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i]->id == job.id) return static_cast<int>(i) + 1;
+  // O(position): walks the pending order from its head.
+  if (job.state != JobState::kPending || job.held) return 0;
+  const std::set<PendingKey>* set = nullptr;
+  if (job.request.dialect == Dialect::kSlurm) {
+    if (job.cluster < 0 || job.cluster >= static_cast<int>(slurm_pending_.size())) return 0;
+    set = &slurm_pending_[job.cluster];
+  } else {
+    int r = FindRegion(job.region);
+    if (r < 0) return 0;
+    set = &cloudru_pending_[r];
+  }
+  if (!set->count({job.priority_rank, job.queue_seq, job.id})) return 0;
+  int pos = 0;
+  for (const PendingKey& k : *set) {
+    const Job& o = jobs_.at(k.id);
+    const bool same = job.request.dialect == Dialect::kSlurm ? o.partition == job.partition
+                                                             : o.queue == job.queue;
+    if (same) ++pos;
+    if (k.id == job.id) return pos;
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
+#include "api/control/metrics.h"
 #include "server/log.h"
 
 namespace schedemu {
@@ -19,6 +20,7 @@ int ReplayCommand(int /*argc*/, char** /*argv*/) {
 
 void InstallRequestObserver(Router& router, api::Emulator& /*emulator*/) {
   router.set_observer([](const std::string& route, int status, double seconds) {
+    api::RecordRequest(route, status, seconds);
     if (LogEnabled(LogLevel::kDebug)) {
       LogDebug(absl::StrFormat("%s -> %d (%.3f ms)", route, status, seconds * 1e3));
     }

@@ -86,7 +86,10 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
     }
     for (size_t i = first; i < lines.size(); ++i) AppendLine(&s.text, lines[i], verbose);
     s.lines = lines.size();
-    s.kind = IsTerminal(job->state) ? Kind::kFinished : Kind::kFollow;
+    // Follow only a job that is running now; one waiting to be placed again (Restarting, Pending
+    // after a preemption) answers what it printed so far.
+    bool running = job->state == JobState::kRunning || job->state == JobState::kCompleting;
+    s.kind = running ? Kind::kFollow : Kind::kFinished;
     return s;
   });
 

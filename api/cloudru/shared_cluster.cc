@@ -6,6 +6,8 @@
 // are still waiting (Pending/Restarting) are stopped (listed as Stopped); running ones keep their
 // GPUs and run to their natural end (they may still be preempted, and then are not restarted into
 // the shared queue). New submissions to the shared queue are refused until assigned again.
+// Both calls are idempotent: assigning an assigned workspace or unassigning an unassigned one
+// answers {"success": true} and changes nothing.
 #include "absl/strings/str_cat.h"
 #include "api/cloudru/handlers.h"
 #include "api/cloudru/validation.h"
@@ -75,12 +77,6 @@ HttpResponse Change(Emulator& emu, const HttpRequest& request, const Caller& cal
       return ErrorSharedQueueUnavailable(a.region);
     }
     if (reason == Reason::kNotWorkspaceAdmin) return ErrorNotWorkspaceAdmin(a.workspace_id);
-    if (reason == Reason::kNotAssignedToSharedQueue) {
-      // Nothing to unassign: the call changes nothing.
-      Json out = Json::object();
-      out["success"] = false;
-      return JsonAnswer(200, out);
-    }
     if (reason == Reason::kUnknownWorkspace) return ErrorNotWorkspaceAdmin(a.workspace_id);
     return ErrorInternal();
   }

@@ -212,7 +212,18 @@ std::optional<Json> ParseJsonObjectBody(const HttpRequest& request, Issues* issu
   try {
     parsed = Json::parse(request.body);
   } catch (const Json::parse_error& e) {
+    // Python reports the offset where the bad token starts; nlohmann the offset after it.
     int64_t pos = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;
+    std::string_view what = e.what();
+    size_t lr = what.find("last read: '");
+    if (lr != std::string_view::npos) {
+      size_t begin = lr + 12;
+      size_t end = what.rfind('\'');
+      if (end != std::string_view::npos && end >= begin) {
+        pos -= static_cast<int64_t>(end - begin);
+      }
+    }
+    if (pos < 0) pos = 0;
     issues->Add(Json::array({"body", pos}), "JSON decode error", "json_invalid", Json::object(),
                 Json{{"error", "Expecting value"}});
     return std::nullopt;

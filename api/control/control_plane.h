@@ -5,6 +5,7 @@
 #ifndef SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
 #define SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -71,6 +72,11 @@ class ControlPlane {
                                 std::string_view path, const std::vector<std::string>& tenants);
   void Reseed(uint64_t seed);
 
+  // Bumped whenever the world is replaced (reset, scenario load, snapshot restore), so event
+  // streams know their sequence numbers start over.
+  uint64_t world_generation() const { return world_generation_.load(); }
+  void BumpWorldGeneration() { ++world_generation_; }
+
   // ---- snapshots ----
   void SaveSnapshot(const std::string& name, const World& world);
   std::optional<World> Snapshot(const std::string& name) const;
@@ -83,6 +89,7 @@ class ControlPlane {
   std::vector<FaultRule> faults_;
   int64_t next_fault_ = 1;
   std::map<std::string, World> snapshots_;
+  std::atomic<uint64_t> world_generation_{0};
 };
 
 }  // namespace schedemu::api

@@ -107,6 +107,7 @@ HttpResponse GetState(Emulator& emu, const HttpRequest&) {
 }
 
 void ResetControlState(Emulator& emu) {
+  emu.control().BumpWorldGeneration();
   emu.control().ClearFaults();
   emu.control().Reseed(emu.WithWorld([](World& w) { return w.config().seed; }));
 }
@@ -583,6 +584,7 @@ HttpResponse RestoreSnapshot(Emulator& emu, const HttpRequest& req) {
   return emu.WithWorld([&](World& w) {
     w = std::move(*snap);
     w.clock().Set(w.now());  // re-anchor a realtime clock at the restored instant
+    emu.control().BumpWorldGeneration();
     return Ok(OJson{{"restored", name}, {"clock", control::ClockJson(w)}});
   });
 }
@@ -644,18 +646,21 @@ HttpResponse StreamEvents(Emulator& emu, const HttpRequest& req) {
   auto since = SinceParam(req);
   if (auto* err = std::get_if<HttpResponse>(&since)) return *err;
   auto last = std::make_shared<int64_t>(std::get<int64_t>(since));
+  auto generation = std::make_shared<uint64_t>(emu.control().world_generation());
   HttpResponse r;
   r.status = 200;
   r.content_type = "text/event-stream";
   r.headers.emplace_back("Cache-Control", "no-cache");
   r.body = "retry: 1000\n\n";
   Emulator* e = &emu;
-  r.stream = [e, last]() {
+  r.stream = [e, last, generation]() {
     StreamChunk chunk;
     chunk.retry_after_ms = 100;
     e->WithWorld([&](World& w) {
       int64_t total = static_cast<int64_t>(w.events().size());
-      if (*last > total) {
+      uint64_t now_generation = e->control().world_generation();
+      if (*last > total || now_generation != *generation) {
+        *generation = now_generation;
         // The world was reset or replaced: start over from its first event.
         chunk.data += "event: reset\ndata: {}\n\n";
         *last = 0;

@@ -194,8 +194,9 @@ SlurmResponse SubmitJob(const Call& call) {
         return;
       }
       if (parsed.gres.per_job > 0) {
-        if (!parsed.nodes_given && node_gpus > 0) {
-          q.workers = std::max(1, (parsed.gres.per_job + node_gpus - 1) / node_gpus);
+        // minimum_nodes is a minimum: slurmctld spreads a per-job GPU count over enough nodes.
+        if (node_gpus > 0) {
+          q.workers = std::max(q.workers, (parsed.gres.per_job + node_gpus - 1) / node_gpus);
         }
         q.gpus_per_worker = (parsed.gres.per_job + q.workers - 1) / q.workers;
       }

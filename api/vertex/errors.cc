@@ -22,13 +22,13 @@ HttpResponse ErrorInvalidJsonPayload(std::string_view detail) {
 }
 HttpResponse ErrorUnknownEnvelopeField(std::string_view name) {
   return GoogleError(400, "INVALID_ARGUMENT",
-                     absl::StrCat("Invalid JSON payload received. Unknown AV(name) \"", AV(name),
-                                  "\": Cannot find AV(field)."));
+                     absl::StrCat("Invalid JSON payload received. Unknown name \"", AV(name),
+                                  "\": Cannot find field."));
 }
 HttpResponse ErrorInvalidFieldValue(std::string_view field, std::string_view type_url,
                                     std::string_view value) {
   return GoogleError(400, "INVALID_ARGUMENT",
-                     absl::StrCat("Invalid AV(value) at '", AV(field), "' (", AV(type_url), "), ", AV(value)));
+                     absl::StrCat("Invalid value at '", AV(field), "' (", AV(type_url), "), ", AV(value)));
 }
 HttpResponse ErrorMethodRequired() {
   return GoogleError(400, "INVALID_ARGUMENT",
@@ -47,7 +47,7 @@ HttpResponse ErrorBodyRequired() {
 }
 HttpResponse ErrorPathNotServed(std::string_view method, std::string_view path) {
   return GoogleError(400, "INVALID_ARGUMENT",
-                     absl::StrCat("Invalid Slurm REST API AV(path) for ", AV(method), ": ", AV(path)));
+                     absl::StrCat("Invalid Slurm REST API path for ", AV(method), ": ", AV(path)));
 }
 HttpResponse ErrorRequestTooLarge(size_t limit) {
   return GoogleError(400, "INVALID_ARGUMENT",
@@ -75,7 +75,7 @@ HttpResponse ErrorInvalidCredentials() {
 HttpResponse ErrorPermissionDenied(std::string_view resource) {
   return GoogleError(
       403, "PERMISSION_DENIED",
-      absl::StrCat("Permission 'aiplatform.modelDevelopmentClusters.run' denied on AV(resource) "
+      absl::StrCat("Permission 'aiplatform.modelDevelopmentClusters.run' denied on resource "
                    "'//aiplatform.googleapis.com/",
                    AV(resource), "' (or it may not exist)."));
 }
@@ -93,7 +93,7 @@ HttpResponse OAuthError(int status, std::string_view error, std::string_view des
 }
 HttpResponse ErrorUnsupportedGrantType(std::string_view grant_type) {
   return OAuthError(400, "unsupported_grant_type",
-                    absl::StrCat("Invalid AV(grant_type): ", AV(grant_type)));
+                    absl::StrCat("Invalid grant_type: ", AV(grant_type)));
 }
 HttpResponse ErrorInvalidJwt(std::string_view why) {
   return OAuthError(400, "invalid_grant", absl::StrCat("Invalid JWT: ", AV(why)));

@@ -62,7 +62,7 @@ class ControlTest : public ::testing::Test {
   }
 
   // Submits a Cloud.ru job as workspace demo through the real handler; returns job_name.
-  std::string SubmitCloudRu(const json& extra) {
+  std::string SubmitCloudRu(const json& extra = json::object()) {
     HttpResponse auth = api_->Call("POST", "/public/v2/service_auth", {},
                                    json{{"client_id", "demo-client"},
                                         {"client_secret", "demo-secret"}}
@@ -76,7 +76,7 @@ class ControlTest : public ::testing::Test {
                  {"type", "pytorch2"},
                  {"n_workers", 1},
                  {"allocation_name", "alloc-1"}};
-    body.update(extra);
+    if (extra.is_object()) body.update(extra);
     HttpResponse r = api_->Call("POST", "/public/v2/jobs",
                                 {{"authorization", "Bearer " + token},
                                  {"x-api-key", "demo-api-key"},
@@ -105,7 +105,7 @@ TEST_F(ControlTest, UnknownPathIs404Json) {
 }
 
 TEST_F(ControlTest, StateShowsTheWholeWorld) {
-  std::string name = SubmitCloudRu({});
+  std::string name = SubmitCloudRu();
   json s = Ok("GET", "state");
   EXPECT_EQ(s["clock"]["now"], "2026-01-01T00:00:00Z");
   EXPECT_EQ(s["clock"]["mode"], "manual");
@@ -140,9 +140,9 @@ TEST_F(ControlTest, StateShowsTheWholeWorld) {
 }
 
 TEST_F(ControlTest, QueuePositionOfPendingJobs) {
-  SubmitCloudRu({});
-  SubmitCloudRu({});
-  std::string third = SubmitCloudRu({});
+  SubmitCloudRu();
+  SubmitCloudRu();
+  std::string third = SubmitCloudRu();
   json j = JobByName(third);
   EXPECT_EQ(j["status"], "Pending");
   EXPECT_EQ(j["queue_position"], 1);
@@ -163,7 +163,7 @@ TEST_F(ControlTest, ClockAdvanceSetSpeedAndRunUntilIdle) {
   c = Ok("POST", "clock/speed", {{"speed", 4.5}});
   EXPECT_EQ(c["speed"], 4.5);
 
-  std::string name = SubmitCloudRu({});  // default behaviour: 60 s
+  std::string name = SubmitCloudRu();  // default behaviour: 60 s
   c = Ok("POST", "clock/run-until-idle", json::object());
   EXPECT_EQ(c["idle"], true);
   EXPECT_EQ(c["now"], "2026-01-01T02:01:00Z");
@@ -191,16 +191,16 @@ TEST_F(ControlTest, ClockBadInputs) {
 }
 
 TEST_F(ControlTest, ResetGoesBackToTheScenarioWithTheSameIds) {
-  std::string first = SubmitCloudRu({});
+  std::string first = SubmitCloudRu();
   Ok("POST", "clock/advance", {{"seconds", 100}});
-  Ok("POST", "faults", {{"status", 503}});
+  Ok("POST", "faults", {{"status", 503}}, 201);
   json r = Ok("POST", "reset");
   EXPECT_EQ(r["clock"]["now"], "2026-01-01T00:00:00Z");
   json s = Ok("GET", "state");
   EXPECT_TRUE(s["jobs"].empty());
   EXPECT_TRUE(s["faults"].empty());
   // Same seed: the same first job name again.
-  EXPECT_EQ(SubmitCloudRu({}), first);
+  EXPECT_EQ(SubmitCloudRu(), first);
 }
 
 TEST_F(ControlTest, PostScenarioLoadsAnotherWorld) {
@@ -234,7 +234,7 @@ TEST_F(ControlTest, PostScenarioErrorsNameTheJsonPath) {
 }
 
 TEST_F(ControlTest, NodeDownFailsItsJobAndUpBringsItBack) {
-  std::string name = SubmitCloudRu({});
+  std::string name = SubmitCloudRu();
   std::string node = JobByName(name)["placement"][0]["node"];
   json n = Ok("POST", "nodes/" + node + "/down", {{"reason", "xid 79"}});
   EXPECT_EQ(n["state"], "down");
@@ -277,23 +277,23 @@ TEST_F(ControlTest, TakeAndReturnGpus) {
 }
 
 TEST_F(ControlTest, JobActions) {
-  std::string a = SubmitCloudRu({});
+  std::string a = SubmitCloudRu();
   json j = Ok("POST", "jobs/fail", {{"job_name", a}, {"exit_code", 3}});
   EXPECT_EQ(j["status"], "Failed");
   EXPECT_EQ(j["exit_code"], 3);
-  std::string b = SubmitCloudRu({});
+  std::string b = SubmitCloudRu();
   j = Ok("POST", "jobs/finish", {{"job_name", b}});
   EXPECT_EQ(j["status"], "Completed");
-  std::string c = SubmitCloudRu({});
+  std::string c = SubmitCloudRu();
   int64_t id = JobByName(c)["id"];
   j = Ok("POST", "jobs/preempt", {{"id", id}});
   EXPECT_EQ(j["status"], "Terminated");
   EXPECT_EQ(j["preemptions"].size(), 1u);
 
   // Hold / release a pending job.
-  SubmitCloudRu({});
-  SubmitCloudRu({});
-  std::string pending = SubmitCloudRu({});
+  SubmitCloudRu();
+  SubmitCloudRu();
+  std::string pending = SubmitCloudRu();
   EXPECT_EQ(Ok("POST", "jobs/hold", {{"job_name", pending}})["held"], true);
   EXPECT_EQ(Ok("POST", "jobs/release", {{"job_name", pending}})["held"], false);
 
@@ -321,7 +321,7 @@ TEST_F(ControlTest, BehaviourRules) {
   EXPECT_EQ(Ok("GET", "behaviour-rules")["rules"].size(), 1u);
   EXPECT_EQ(Ok("GET", "behaviour-rules/" + id)["id"], id);
 
-  std::string name = SubmitCloudRu({});
+  std::string name = SubmitCloudRu();
   Ok("POST", "clock/advance", {{"seconds", 299}});
   EXPECT_EQ(JobByName(name)["status"], "Running");
   Ok("POST", "clock/advance", {{"seconds", 2}});
@@ -448,7 +448,7 @@ TEST_F(ControlTest, ProbabilityFaultsAreDeterministicPerSeed) {
 }
 
 TEST_F(ControlTest, SnapshotsRestoreTheWorld) {
-  std::string name = SubmitCloudRu({});
+  std::string name = SubmitCloudRu();
   json saved = Ok("POST", "snapshots/before", nullptr, 201);
   EXPECT_EQ(saved["time"], "2026-01-01T00:00:00Z");
   std::string state_before = Ok("GET", "state").dump();
@@ -465,7 +465,7 @@ TEST_F(ControlTest, SnapshotsRestoreTheWorld) {
 }
 
 TEST_F(ControlTest, EventsSince) {
-  SubmitCloudRu({});
+  SubmitCloudRu();
   json all = Ok("GET", "events");
   ASSERT_GE(all["events"].size(), 2u);
   EXPECT_EQ(all["events"][0]["seq"], 1);
@@ -488,7 +488,7 @@ TEST_F(ControlTest, EventStreamSendsServerSentEvents) {
   EXPECT_EQ(r.content_type, "text/event-stream");
   ASSERT_TRUE(r.stream);
   EXPECT_TRUE(r.stream().data.empty());  // nothing yet
-  SubmitCloudRu({});
+  SubmitCloudRu();
   StreamChunk c = r.stream();
   EXPECT_FALSE(c.done);
   EXPECT_THAT(c.data, HasSubstr("id: 1\nevent: submitted\ndata: {"));
@@ -496,7 +496,7 @@ TEST_F(ControlTest, EventStreamSendsServerSentEvents) {
   EXPECT_TRUE(r.stream().data.empty());
   // A reset starts the stream over.
   Ok("POST", "reset");
-  SubmitCloudRu({});
+  SubmitCloudRu();
   c = r.stream();
   EXPECT_THAT(c.data, HasSubstr("event: reset"));
   EXPECT_THAT(c.data, HasSubstr("id: 1\n"));
@@ -504,7 +504,7 @@ TEST_F(ControlTest, EventStreamSendsServerSentEvents) {
 }
 
 TEST_F(ControlTest, Metrics) {
-  SubmitCloudRu({});
+  SubmitCloudRu();
   RecordRequest("cloudru.jobs.create", 200, 0.002);
   HttpResponse r = api_->Call("GET", "/metrics");
   ASSERT_EQ(r.status, 200);
@@ -526,9 +526,9 @@ TEST_F(ControlTest, Metrics) {
 }
 
 TEST_F(ControlTest, PendingAgeMetric) {
-  SubmitCloudRu({});
-  SubmitCloudRu({});
-  SubmitCloudRu({});  // pending
+  SubmitCloudRu();
+  SubmitCloudRu();
+  SubmitCloudRu();  // pending
   Ok("POST", "clock/advance", {{"seconds", 30}});
   HttpResponse r = api_->Call("GET", "/metrics");
   EXPECT_THAT(r.body, HasSubstr("schedemu_oldest_pending_age_seconds{dialect=\"cloudru\","

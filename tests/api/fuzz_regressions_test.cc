@@ -62,7 +62,9 @@ TEST_P(FuzzReplayTest, RegressionsReplay) {
 
 TEST(FuzzReplay, EveryRegressionFolderNamesATarget) {
   // A crash kept under a misspelt folder would never be replayed.
-  for (const auto& dir : fs::directory_iterator(FuzzDir() / "regressions")) {
+  fs::path root = FuzzDir() / "regressions";
+  ASSERT_TRUE(fs::is_directory(root)) << root;
+  for (const auto& dir : fs::directory_iterator(root)) {
     if (!dir.is_directory()) continue;
     std::string name = dir.path().filename().string();
     bool known = false;

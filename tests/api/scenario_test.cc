@@ -1,5 +1,6 @@
 // Scenario files: the embedded default, every example, and each kind of error (JSON path + why).
 #include "api/scenario/scenario.h"
+#include "api/scenario/runner.h"
 
 #include <filesystem>
 #include <fstream>
@@ -333,6 +334,210 @@ TEST(TimelineTest, StepsAreValidated) {
   bad = j;
   bad["timeline"][1] = {{"at", 1}, {"clock_speed", -2}};
   EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].clock_speed: expected a number > 0");
+}
+
+// ---- the headless runner ----
+
+json RunnerScenario() {
+  json j = DefaultJson();
+  json body = {{"script", "/home/jovyan/train.py"},
+               {"base_image", "cr.ai.cloud.ru/aicloud-base-images/py3.11-torch2.4.0:0.0.40"},
+               {"instance_type", "a100.8gpu"},
+               {"region", "SR008"},
+               {"allocation_name", "alloc-1"},
+               {"n_workers", 1}};
+  j["timeline"] = {
+      {{"at", 0}, {"submit", {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"},
+                              {"body", body}}}},
+      {{"at", 1},
+       {"submit",
+        {{"dialect", "slurm"},
+         {"user", "demo"},
+         {"as", "s"},
+         {"body",
+          {{"script", "#!/bin/bash\necho hello\nsleep 5\necho done"},
+           {"job", {{"current_working_directory", "/home/demo"},
+                    {"environment", {"PATH=/bin"}}}}}}}}},
+      {{"at", 2}, {"expect", {{"job", "a"}, {"status", "Running"}}}},
+      {{"at", 2}, {"expect", {{"job", "s"}, {"state", "RUNNING"}}}},
+      {{"at", 30}, {"expect", {{"job", "s"}, {"state", "COMPLETED"}}}},
+      {{"at", 30}, {"expect", {{"allocation", "alloc-1"}, {"gpus_used", 8}}}},
+      {{"at", 61}, {"expect", {{"job", "a"}, {"status", "Completed"}}}},
+  };
+  return j;
+}
+
+int RunFor(const json& j, RunOptions o, std::string* out, std::string* err = nullptr) {
+  auto s = ParseScenario(j.dump(), "t.json");
+  EXPECT_TRUE(s.ok()) << s.status();
+  if (!s.ok()) return -1;
+  std::ostringstream o1, e1;
+  int rc = RunScenario(*s, o, o1, e1);
+  *out = o1.str();
+  if (err != nullptr) *err = e1.str();
+  return rc;
+}
+
+TEST(RunnerTest, PassingScenarioExitsZeroAndPrintsTheTimeline) {
+  std::string out, err;
+  EXPECT_EQ(RunFor(RunnerScenario(), {}, &out, &err), 0) << out << err;
+  EXPECT_THAT(out, HasSubstr("scenario default  seed 42"));
+  EXPECT_THAT(out, HasSubstr("PASS  expect"));
+  EXPECT_THAT(out, HasSubstr("submitted"));
+  EXPECT_THAT(out, HasSubstr("started"));
+  EXPECT_THAT(out, HasSubstr("OK: 5/5 expectations passed"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("FAIL")));
+}
+
+TEST(RunnerTest, OutputIsByteIdenticalRunAfterRun) {
+  std::string a, b, c, d;
+  RunFor(RunnerScenario(), {}, &a);
+  RunFor(RunnerScenario(), {}, &b);
+  EXPECT_EQ(a, b);
+  RunOptions json_format;
+  json_format.format = RunOptions::Format::kJson;
+  RunFor(RunnerScenario(), json_format, &c);
+  RunFor(RunnerScenario(), json_format, &d);
+  EXPECT_EQ(c, d);
+  // A different seed names jobs differently.
+  RunOptions other_seed;
+  other_seed.seed = 43;
+  std::string e;
+  RunFor(RunnerScenario(), other_seed, &e);
+  EXPECT_NE(a, e);
+}
+
+TEST(RunnerTest, JsonLinesFormat) {
+  RunOptions o;
+  o.format = RunOptions::Format::kJson;
+  std::string out;
+  EXPECT_EQ(RunFor(RunnerScenario(), o, &out), 0);
+  std::istringstream in(out);
+  std::string line;
+  std::vector<json> lines;
+  while (std::getline(in, line)) lines.push_back(json::parse(line));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.front()["type"], "scenario");
+  EXPECT_EQ(lines.back()["type"], "summary");
+  EXPECT_EQ(lines.back()["ok"], true);
+  EXPECT_EQ(lines.back()["passed"], 5);
+  int events = 0, steps = 0;
+  for (const json& l : lines) {
+    events += l["type"] == "event";
+    steps += l["type"] == "step";
+  }
+  EXPECT_GT(events, 0);
+  EXPECT_EQ(steps, 7);
+}
+
+TEST(RunnerTest, FailedExpectationExitsOne) {
+  json j = RunnerScenario();
+  j["timeline"][2]["expect"]["status"] = "Pending";
+  std::string out;
+  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_THAT(out, HasSubstr("FAIL  expect"));
+  EXPECT_THAT(out, HasSubstr("status=Running (expected Pending)"));
+  EXPECT_THAT(out, HasSubstr("FAILED: 4/5 expectations passed"));
+}
+
+TEST(RunnerTest, UnknownAliasAndRejectedSubmitFail) {
+  json j = RunnerScenario();
+  j["timeline"][2]["expect"]["job"] = "ghost";
+  std::string out;
+  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_THAT(out, HasSubstr("unknown job alias"));
+
+  j = RunnerScenario();
+  j["timeline"][0]["submit"]["body"]["instance_type"] = "a100.3gpu";
+  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_THAT(out, HasSubstr("HTTP 400"));
+  // ... unless that status is what the step expects.
+  j["timeline"][0]["submit"]["expect_http"] = 400;
+  j["timeline"].erase(6);
+  j["timeline"].erase(5);
+  j["timeline"].erase(2);
+  j["timeline"].push_back({{"at", 30}, {"expect", {{"allocation", "alloc-1"}, {"gpus_used", 0}}}});
+  EXPECT_EQ(RunFor(j, {}, &out), 0) << out;
+}
+
+TEST(RunnerTest, UntilStopsEarlyAndSkipsLaterSteps) {
+  RunOptions o;
+  o.until = FromSeconds(10);
+  std::string out;
+  EXPECT_EQ(RunFor(RunnerScenario(), o, &out), 0);
+  EXPECT_THAT(out, HasSubstr("2/2 expectations passed"));
+  EXPECT_THAT(out, HasSubstr("3 steps after --until skipped"));
+  EXPECT_THAT(out, HasSubstr("ended at +00:00:10"));
+}
+
+TEST(RunnerTest, ActionsGoThroughTheControlApi) {
+  json j = RunnerScenario();
+  j["timeline"] = {
+      {{"at", 0}, {"gpus", {{"allocation", "alloc-2"}, {"take", 6}}}},
+      {{"at", 0}, {"expect", {{"allocation", "alloc-2"}, {"gpus_used", 6}}}},
+      {{"at", 1}, {"node", {{"name", "a3-1"}, {"state", "drain"}}}},
+      {{"at", 1}, {"expect", {{"node", "a3-1"}, {"state", "drain"}}}},
+      {{"at", 2}, {"remove_node", {{"name", "a3-3"}}}},
+      {{"at", 2}, {"add_node", {{"name", "a3-9"}, {"to", "demo-cluster"}}}},
+      {{"at", 3}, {"clock_speed", 2}},
+      {{"at", 3}, {"behaviour_rule", {{"behaviour", {{"runtime", 5}}}}}},
+      {{"at", 3}, {"fault", {{"status", 503}, {"match", {{"dialect", "vertex"}}}}}},
+      {{"at", 4}, {"node", {{"name", "ghost-node"}, {"state", "down"}}}},
+  };
+  // The last step names a node that does not exist: rejected when the file is parsed.
+  auto s = ParseScenario(j.dump(), "t.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("$.timeline[9].node.name: unknown node"));
+  j["timeline"].erase(9);
+  std::string out, err;
+  EXPECT_EQ(RunFor(j, {}, &out, &err), 0) << out << err;
+  EXPECT_THAT(out, HasSubstr("gpus_taken"));
+  EXPECT_THAT(out, HasSubstr("node_drain"));
+  EXPECT_THAT(out, HasSubstr("node_added"));
+  EXPECT_THAT(out, HasSubstr("node_removed"));
+  // A step the API rejects fails the run: a3-3 is gone, so taking it down again is a 404.
+  j["timeline"].push_back({{"at", 5}, {"remove_node", {{"name", "a3-3"}}}});
+  EXPECT_EQ(RunFor(j, {}, &out, &err), 1);
+  EXPECT_THAT(out, HasSubstr("HTTP 404"));
+}
+
+TEST(RunMainTest, ArgumentErrors) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunMain({}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("missing FILE"));
+  err.str("");
+  EXPECT_EQ(RunMain({"/nonexistent/x.json"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("/nonexistent/x.json: cannot read file"));
+  err.str("");
+  EXPECT_EQ(RunMain({"x.json", "--format", "xml"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("--format: expected table or json"));
+  err.str("");
+  EXPECT_EQ(RunMain({"x.json", "--until"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("--until needs a value"));
+  err.str("");
+  EXPECT_EQ(RunMain({"x.json", "--until=later"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("--until: expected a duration"));
+  err.str("");
+  EXPECT_EQ(RunMain({"x.json", "--colour"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("unknown flag --colour"));
+  err.str("");
+  EXPECT_EQ(RunMain({"a.json", "b.json"}, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("unexpected argument b.json"));
+}
+
+TEST(RunMainTest, BadScenarioFileNamesThePath) {
+  std::string path = ::testing::TempDir() + "/bad_scenario.json";
+  {
+    std::ofstream f(path);
+    json j = DefaultJson();
+    j["allocations"][1]["nodes"] = "x";
+    f << j.dump(2);
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(RunMain({path}, out, err), 2);
+  EXPECT_EQ(err.str(), "schedemu: " + path +
+                           ": $.allocations[1].nodes: expected an array of strings\n");
+  EXPECT_TRUE(out.str().empty());
 }
 
 }  // namespace

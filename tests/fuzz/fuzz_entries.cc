@@ -1,6 +1,8 @@
 #include "tests/fuzz/fuzz_entries.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +76,10 @@ struct Harness {
   // of times (the server would keep polling; the manual clock does not move by itself).
   void Dispatch(api::HttpRequest& request) {
     api::HttpResponse response = router->Dispatch(request);
+    if (std::getenv("SCHEDEMU_FUZZ_DEBUG") != nullptr) {
+      std::fprintf(stderr, "%s %.120s -> %d %.200s\n", request.method.c_str(),
+                   request.target.c_str(), response.status, response.body.c_str());
+    }
     if (response.stream) {
       for (int i = 0; i < kMaxStreamPolls; ++i) {
         api::StreamChunk chunk = response.stream();

@@ -258,7 +258,9 @@ Json ExpectSlurmError(const HttpClientResponse& r, int first_error = 0) {
       << Describe(r);
   EXPECT_EQ(r.status, SlurmStatusFor(n)) << "status must follow errors[0] " << n << ": "
                                          << Describe(r);
-  if (first_error != 0) EXPECT_EQ(n, first_error) << Describe(r);
+  if (first_error != 0) {
+    EXPECT_EQ(n, first_error) << Describe(r);
+  }
   EXPECT_FALSE(j->contains("job_id")) << "failed submit must not carry job_id: " << Describe(r);
   return *j;
 }

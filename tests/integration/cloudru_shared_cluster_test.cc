@@ -40,8 +40,8 @@ TEST_F(CloudRuSharedClusterTest, AssignAndUnassignAnswerSuccess) {
   HttpClientResponse r = Unassign(Assignment(kDemoWs), Demo());
   ASSERT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(Parse(r), Json({{"success", true}}));
-  // Nothing left to unassign.
-  EXPECT_EQ(Parse(Unassign(Assignment(kDemoWs), Demo())), Json({{"success", false}}));
+  // Idempotent.
+  EXPECT_EQ(Parse(Unassign(Assignment(kDemoWs), Demo())), Json({{"success", true}}));
   // Not assigned: shared submissions are refused and nothing is created.
   r = Post("jobs", SharedJob("a100.1gpu", 1, "60s"));
   EXPECT_EQ(r.status, 400) << Describe(r);
@@ -50,6 +50,8 @@ TEST_F(CloudRuSharedClusterTest, AssignAndUnassignAnswerSuccess) {
   r = Post("shared-cluster-queues/assign", Assignment(kDemoWs));
   ASSERT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(Parse(r), Json({{"success", true}}));
+  EXPECT_EQ(Parse(Post("shared-cluster-queues/assign", Assignment(kDemoWs))),
+            Json({{"success", true}}));
   EXPECT_FALSE(Submit(SharedJob("a100.1gpu", 1, "60s")).empty());
 }
 
@@ -95,7 +97,8 @@ TEST_F(CloudRuNonAdminTest, OnlyAWorkspaceAdminMayAssign) {
   HttpClientResponse r = Post("shared-cluster-queues/assign", Assignment(kDemoWs), user);
   EXPECT_EQ(r.status, 403) << Describe(r);
   EXPECT_EQ(Parse(r)["error_code"], 403);
-  r = Unassign(Assignment(kDemoWs), user);
+  r = server().Json("DELETE", "/public/v2/shared-cluster-queues/assign", Assignment(kDemoWs),
+                    user);
   EXPECT_EQ(r.status, 403) << Describe(r);
   // Still assigned: the non-admin may submit shared jobs.
   EXPECT_FALSE(Submit(SharedJob("a100.1gpu", 1, "60s"), user).empty());

@@ -158,12 +158,17 @@ TEST_P(SlurmApiTest, SubmitValidationOrderAndErrorShapes) {
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.what);
+    // A body that is not a JSON object is not a google.protobuf.Struct: the envelope refuses it
+    // (VertexEnvelopeTest); only the direct listener hands it to slurmrestd.
+    if (GetParam() && !k.body.is_object()) continue;
     SlurmAnswer a = submit(k.body);
     EXPECT_EQ(a.status, k.status) << a.raw;
     ExpectSlurmEnvelopeFields(a.body);
     Json e = FirstError(a);
     EXPECT_EQ(e.value("error_number", 0), k.error_number) << a.raw;
-    if (!k.description.empty()) EXPECT_EQ(e.value("description", ""), k.description) << a.raw;
+    if (!k.description.empty()) {
+      EXPECT_EQ(e.value("description", ""), k.description) << a.raw;
+    }
     EXPECT_FALSE(a.body.contains("job_id")) << a.raw;
   }
   // slurmctld's own checks carry its source and strerror text.

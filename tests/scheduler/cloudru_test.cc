@@ -330,6 +330,22 @@ TEST(CloudRuOrder, GreedyFillAndPendingOrder) {
   EXPECT_EQ(w.QueuePosition(J(w, low)), 0);
 }
 
+TEST(CloudRuOrder, ScanLimitStillStartsEverythingThatFits) {
+  WorldConfig c = CloudRuConfig();
+  c.max_pending_scan = 2;
+  World w = MakeWorld(c);
+  MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high"));
+  Advance(w, 0);
+  JobId blocked = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
+  std::vector<JobId> small;
+  for (int i = 0; i < 8; ++i) {
+    small.push_back(MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "low")));
+  }
+  Advance(w, 0);
+  EXPECT_EQ(J(w, blocked).state, JobState::kPending);
+  for (JobId s : small) EXPECT_EQ(J(w, s).state, JobState::kRunning);
+}
+
 TEST(CloudRuShared, SharedMediumPreemptsSharedLow) {
   World w = MakeWorld(CloudRuConfig());
   ASSERT_TRUE(w.TakeGpus("alloc-1", 16).ok());

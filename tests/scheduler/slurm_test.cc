@@ -278,6 +278,23 @@ TEST(SlurmEndings, CompletedFailedTimeout) {
   EXPECT_EQ(w.counters().failed, 1);
 }
 
+TEST(SlurmEndings, FailAtFromRuleEndsEarly) {
+  World w = MakeWorld(SlurmConfig());
+  BehaviourRule rule;
+  rule.selector.dialect = Dialect::kSlurm;
+  rule.selector.tenant = "bob";
+  rule.selector.queue = "batch";
+  rule.behaviour.fail_at = FromSeconds(20);
+  w.AddBehaviourRule(rule);
+  JobId f = MustSubmit(w, SlurmJob("bob", "batch", 1, 1, FromSeconds(100)));
+  JobId other = MustSubmit(w, SlurmJob("bob", "spot", 1, 1, FromSeconds(100)));
+  Advance(w, FromSeconds(21));
+  EXPECT_EQ(J(w, f).state, JobState::kFailed);
+  EXPECT_EQ(J(w, f).exit_code, 1);
+  EXPECT_EQ(J(w, f).runs[0].end_time, kT0 + FromSeconds(20));
+  EXPECT_EQ(J(w, other).state, JobState::kRunning);
+}
+
 TEST(SlurmEndings, MinJobAge) {
   World w = MakeWorld(SlurmConfig());
   JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 1, FromSeconds(10)));
