@@ -56,6 +56,8 @@ class Emulator {
   // Fault rules and snapshots of the control API (api/control/control_plane.h). Thread-safe on
   // its own; never called with the world lock required.
   ControlPlane& control() { return *control_; }
+  // The monotonic wall source the world's realtime clock reads (for worlds rebuilt elsewhere).
+  const Clock::WallSource& wall() const { return wall_; }
 
  private:
   EmulatorOptions options_;

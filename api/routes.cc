@@ -3,6 +3,7 @@
 #include "api/cloudru/routes.h"
 #include "api/control/faults.h"
 #include "api/control/routes.h"
+#include "api/control/state_file.h"
 #include "api/slurm/routes.h"
 #include "api/vertex/routes.h"
 
@@ -16,6 +17,8 @@ std::vector<RouteGroup> AllRouteGroups(Emulator& emulator) {
   }
   // Control-plane fault rules answer before the dialects' own hooks (api/control/faults.h).
   InstallFaultHooks(groups, emulator);
+  // Then state-changing requests are journaled for serve --state-file (api/control/state_file.h).
+  InstallJournal(groups, emulator);
   return groups;
 }
 

@@ -2,8 +2,9 @@
 //
 //   http_load --port P [--host H] [--connections 64] [--duration 10] [--warmup 1] [--threads 1]
 //             [--request 'METHOD TARGET' ...] [--header 'Name: value' ...] [--body TEXT]
-//             [--templates FILE.json] [--json] [--rss-pid PID] [--label TEXT]
+//             [--templates FILE.json] [--json] [--rss-pid PID] [--label TEXT] [--requests N]
 //
+// --requests N sends exactly N requests (no warm-up, no time limit): used to preload jobs.
 // Each connection sends one request, waits for the answer, sends the next (no pipelining), for
 // `duration` seconds after `warmup` seconds that are not recorded. Requests come from templates:
 // --request/--header/--body make one template per --request (headers and body shared), or
@@ -61,6 +62,7 @@ struct Options {
   double duration = 10;
   double warmup = 1;
   int threads = 1;
+  int64_t max_requests = 0;  // > 0: stop after this many requests (no warm-up)
   bool json = false;
   int rss_pid = 0;
   std::string label;
@@ -85,6 +87,7 @@ uint64_t SplitMix(uint64_t& x) {
 }
 
 std::atomic<uint64_t> g_seq{0};
+std::atomic<int64_t> g_budget{INT64_MAX};  // requests left to send (--requests)
 
 std::string Expand(const std::string& text, int conn, uint64_t& rng) {
   std::string out;
@@ -177,7 +180,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Send() {
     const auto now = Clock::now();
-    if (now >= shared_.end) {
+    if (now >= shared_.end || g_budget.fetch_sub(1, std::memory_order_relaxed) <= 0) {
       beast::error_code ignored;
       socket_.shutdown(tcp::socket::shutdown_both, ignored);
       return;
@@ -226,7 +229,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Done() {
     const auto now = Clock::now();
     const auto& res = parser_->get();
-    if (started_ >= shared_.record_from && now <= shared_.end) {
+    if (started_ >= shared_.record_from && (now <= shared_.end || shared_.opts.max_requests > 0)) {
       const size_t i = static_cast<size_t>(current_);
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(now - started_).count();
       stats_.latency_us[i].push_back(static_cast<uint32_t>(std::min<int64_t>(us, UINT32_MAX)));
@@ -331,6 +334,8 @@ int main(int argc, char** argv) {
       o.duration = std::atof(v.c_str());
     } else if (a == "--warmup") {
       o.warmup = std::atof(v.c_str());
+    } else if (a == "--requests") {
+      o.max_requests = std::atoll(v.c_str());
     } else if (a == "--threads") {
       o.threads = std::atoi(v.c_str());
     } else if (a == "--request") {
@@ -424,6 +429,13 @@ int main(int argc, char** argv) {
     });
   }
 
+  if (o.max_requests > 0) {
+    g_budget = o.max_requests;
+    o.warmup = 0;
+    shared.opts.warmup = 0;
+    shared.opts.max_requests = o.max_requests;
+    o.duration = std::max(o.duration, 3600.0);
+  }
   const auto start = Clock::now();
   shared.record_from = start + std::chrono::microseconds(static_cast<int64_t>(o.warmup * 1e6));
   shared.end = shared.record_from + std::chrono::microseconds(static_cast<int64_t>(o.duration * 1e6));
@@ -446,6 +458,7 @@ int main(int argc, char** argv) {
   for (auto& w : workers) w.join();
   const double measured =
       std::chrono::duration<double>(std::min(Clock::now(), shared.end) - shared.record_from).count();
+  (void)start;
   sampling = false;
   if (sampler.joinable()) sampler.join();
 

@@ -352,17 +352,6 @@ struct WorldImpl {
     if (Usable(w.nodes_[i])) w.pool_free_[pool].insert({w.nodes_[i].free_gpus, i});
   }
 
-  static const std::vector<NodeIndex>& PoolNodes(const World& w, int pool) {
-    if (pool < static_cast<int>(w.allocations_.size())) return w.allocations_[pool].nodes;
-    for (size_t c = 0; c < w.clusters_.size(); ++c) {
-      int base = w.partition_pool_base_[c];
-      int n = static_cast<int>(w.clusters_[c].partitions.size());
-      if (pool >= base && pool < base + n) return w.clusters_[c].partitions[pool - base].nodes;
-    }
-    static const std::vector<NodeIndex>* empty = new std::vector<NodeIndex>();
-    return *empty;
-  }
-
   static NodeIndex NewNode(World& w, std::string name, std::string model, int gpus, int cpus,
                            int64_t ram_mb) {
     Node n;
@@ -434,6 +423,7 @@ struct WorldImpl {
   }
   static void InsertPending(World& w, const Job& j) {
     if (auto* s = PendingSet(w, j)) s->insert({j.priority_rank, j.queue_seq, j.id});
+    if (j.request.dialect == Dialect::kSlurm) w.slurm_entered_[j.cluster].push_back(j.id);
     w.dirty_ = true;
   }
   static void ErasePending(World& w, const Job& j) {
@@ -1188,6 +1178,21 @@ struct WorldImpl {
   }
 
   static bool SlurmPass(World& w, int cluster) {
+    bool again = SlurmPassScan(w, cluster);
+    // Jobs the scan did not reach wait behind higher-priority ones.
+    std::vector<JobId> entered;
+    entered.swap(w.slurm_entered_[cluster]);
+    for (JobId id : entered) {
+      Job& j = w.jobs_.at(id);
+      if (j.state == JobState::kPending && !j.held && SlurmEligible(w, j) &&
+          (j.reason == "None" || j.reason == "BeginTime")) {
+        j.reason = "Priority";
+      }
+    }
+    return again;
+  }
+
+  static bool SlurmPassScan(World& w, int cluster) {
     auto& pending = w.slurm_pending_[cluster];
     const int64_t started0 = w.counters_.started;
     absl::flat_hash_set<Shape> failed;
@@ -1576,6 +1581,7 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     c.next_job_id = cc.first_job_id > 0 ? cc.first_job_id : 1;
     w.clusters_.push_back(std::move(c));
     w.slurm_pending_.emplace_back();
+    w.slurm_entered_.emplace_back();
     w.victims_by_rank_.emplace_back();
     w.releases_.emplace_back();
     std::set<std::string> users;
@@ -1637,18 +1643,21 @@ absl::Status World::AdvanceTo(TimeMs t) {
                       absl::StrCat("cannot move time backwards (now ", now_, ", asked ", t, ")"));
   }
   WorldImpl::Pass(*this);
-  while (!timers_.empty() && timers_.begin()->time <= t) {
-    const TimeMs instant = timers_.begin()->time;
-    now_ = instant;
-    while (!timers_.empty() && timers_.begin()->time == instant) {
-      TimedEvent ev = *timers_.begin();
-      timers_.erase(timers_.begin());
-      WorldImpl::ProcessTimer(*this, ev);
+  for (;;) {
+    while (!timers_.empty() && timers_.begin()->time <= t) {
+      const TimeMs instant = timers_.begin()->time;
+      now_ = instant;
+      while (!timers_.empty() && timers_.begin()->time == instant) {
+        TimedEvent ev = *timers_.begin();
+        timers_.erase(timers_.begin());
+        WorldImpl::ProcessTimer(*this, ev);
+      }
+      WorldImpl::Pass(*this);
     }
-    WorldImpl::Pass(*this);
+    if (now_ == t) break;
+    now_ = t;
+    WorldImpl::Pass(*this);  // may start zero-length runs whose end is due at t
   }
-  now_ = t;
-  WorldImpl::Pass(*this);
   // Advancing moves the clock too (realtime: re-anchored so that Now() == t from here on).
   if (clock_.Now() < t) clock_.Set(t);
   return absl::OkStatus();

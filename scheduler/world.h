@@ -411,6 +411,8 @@ class World {
   const std::map<JobId, Job>& jobs() const { return jobs_; }
   const Job* FindJob(JobId id) const;
   const Job* FindCloudRuJob(std::string_view job_name) const;
+  // Also returns MinJobAge-purged jobs (for slurmdb accounting): the live view (GET /job, DELETE)
+  // must treat `job->purged` as unknown.
   const Job* FindSlurmJob(int cluster, int64_t slurm_job_id) const;
   int FindAllocationByName(std::string_view name) const;  // -1 when none
   int FindAllocationById(std::string_view id) const;
@@ -563,6 +565,9 @@ class World {
   };
   std::vector<std::set<PendingKey>> cloudru_pending_;  // per region: eligible pending jobs
   std::vector<std::set<PendingKey>> slurm_pending_;    // per cluster: eligible, not held
+  // Per cluster: jobs that entered slurm_pending_ since the last pass (their reason None /
+  // BeginTime becomes Priority when the pass did not reach them).
+  std::vector<std::vector<JobId>> slurm_entered_;
   // Placement pools: allocations first, then every partition of every cluster.
   std::vector<std::set<std::pair<int, NodeIndex>>> pool_free_;  // (free GPUs, node), Up nodes
   std::vector<std::vector<int>> node_pools_;                    // per node: pools it is in

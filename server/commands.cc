@@ -1,22 +1,23 @@
 #include "server/commands.h"
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "api/control/metrics.h"
+#include "api/scenario/runner.h"
+#include "server/replay.h"
 #include "server/log.h"
 
 namespace schedemu {
 
-int RunCommand(int /*argc*/, char** /*argv*/) {
-  std::cerr << "schedemu: run: not available in this build yet\n";
-  return 2;
+int RunCommand(int argc, char** argv) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  return api::RunMain(args, std::cout, std::cerr);
 }
 
-int ReplayCommand(int /*argc*/, char** /*argv*/) {
-  std::cerr << "schedemu: replay: not available in this build yet\n";
-  return 2;
-}
+int ReplayCommand(int argc, char** argv) { return ReplayMain(argc, argv); }
 
 void InstallRequestObserver(Router& router, api::Emulator& /*emulator*/) {
   router.set_observer([](const std::string& route, int status, double seconds) {

@@ -315,6 +315,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       slowdowns.push_back(std::max(1.0, response / run));
     }
   }
+  report.events_logged = static_cast<int64_t>(world.events().size());
   report.preemptions = world.counters().preemptions;
   report.requeues = world.counters().requeues;
   if (first_submit != kNever && last_end > first_submit) {
@@ -400,6 +401,7 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
   j["preemptions"] = r.preemptions;
   j["requeues"] = r.requeues;
   j["events"] = r.events;
+  j["events_logged"] = r.events_logged;
   j["wall_s"] = {
       {"total", r.wall_total_s}, {"read", r.wall_parse_s}, {"simulate", r.wall_simulate_s}};
   j["peak_rss_kib"] = r.peak_rss_kib;

@@ -63,7 +63,8 @@ struct ReplayReport {
   double makespan_s = 0;             // first submit -> last end
   double wait_mean_s = 0, wait_p50_s = 0, wait_p90_s = 0, wait_p99_s = 0, wait_max_s = 0;
   double bsld_mean = 0, bsld_p50 = 0, bsld_p90 = 0, bsld_p99 = 0;  // bounded slowdown, tau 10 s
-  int64_t events = 0;                // model events processed by the final RunUntilIdle
+  int64_t events = 0;                // model timers processed by the final RunUntilIdle
+  int64_t events_logged = 0;         // entries in the world's event log at the end
   double wall_parse_s = 0, wall_simulate_s = 0, wall_total_s = 0;
   int64_t peak_rss_kib = 0;
   int64_t baseline_rss_kib = 0;  // before the trace was read

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "api/cloudru/strings.h"
 #include "absl/strings/str_format.h"
+#include "api/cloudru/strings.h"
 
 namespace schedemu::api::cloudru {
 
@@ -156,8 +156,8 @@ std::optional<TimeMs> ParseRfc3339(std::string_view text) {
     ms += frac;
   }
   if (pos == s.size()) return ms;  // naive: UTC
-  if (s[pos] == 'Z' || s[pos] == 'z') return pos + 1 == s.size() ? std::optional<TimeMs>(ms)
-                                                                  : std::nullopt;
+  if (s[pos] == 'Z' || s[pos] == 'z')
+    return pos + 1 == s.size() ? std::optional<TimeMs>(ms) : std::nullopt;
   if (s[pos] == '+' || s[pos] == '-') {
     int oh, om;
     if (!Digits(s, pos + 1, 2, &oh)) return std::nullopt;
@@ -306,8 +306,8 @@ std::string JobCost(const World& world, const Job& job) {
     double hours = static_cast<double>(d) / 3600000.0;
     if (placement.empty()) {
       if (job.allocation >= 0) {
-        cost += world.allocations()[job.allocation].config.price_per_gpu_hour * job.TotalGpus() *
-                hours;
+        cost +=
+            world.allocations()[job.allocation].config.price_per_gpu_hour * job.TotalGpus() * hours;
       }
       continue;
     }
@@ -340,11 +340,10 @@ std::string DerivedUuid(std::string_view seed) {
     h2 = (h2 ^ c) * 0x100000001b3ull;
     h2 ^= h2 >> 29;
   }
-  return absl::StrFormat("%08x-%04x-4%03x-%04x-%012x", static_cast<uint32_t>(h1 >> 32),
-                         static_cast<uint32_t>((h1 >> 16) & 0xffff),
-                         static_cast<uint32_t>(h1 & 0xfff),
-                         static_cast<uint32_t>(0x8000 | ((h2 >> 48) & 0x3fff)),
-                         h2 & 0xffffffffffffull);
+  return absl::StrFormat(
+      "%08x-%04x-4%03x-%04x-%012x", static_cast<uint32_t>(h1 >> 32),
+      static_cast<uint32_t>((h1 >> 16) & 0xffff), static_cast<uint32_t>(h1 & 0xfff),
+      static_cast<uint32_t>(0x8000 | ((h2 >> 48) & 0x3fff)), h2 & 0xffffffffffffull);
 }
 
 std::string NormalizeUuid(std::string_view s) {

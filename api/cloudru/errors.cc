@@ -43,9 +43,7 @@ HttpResponse ErrorInvalidApiKey() { return ErrorBody(401, 10, "Invalid api-key f
 HttpResponse ErrorAccessTokenExpired() { return ErrorBody(401, 20, "access_token expired"); }
 HttpResponse ErrorInvalidAccessToken() { return ErrorBody(401, 21, "invalid access_token"); }
 HttpResponse ErrorNamespaceNotFound() { return ErrorBody(401, 2, "namespace not found"); }
-HttpResponse ErrorInvalidUserCredentials() {
-  return ErrorBody(401, 1, "invalid user credentials");
-}
+HttpResponse ErrorInvalidUserCredentials() { return ErrorBody(401, 1, "invalid user credentials"); }
 
 HttpResponse ErrorValidation(const std::vector<ValidationIssue>& issues) {
   Json detail = Json::array();
@@ -64,14 +62,13 @@ HttpResponse ErrorValidation(const std::vector<ValidationIssue>& issues) {
 }
 
 HttpResponse ErrorInstanceTypeNotFound(std::string_view instance_type, std::string_view region) {
-  return ErrorBody(400, 1,
-                   absl::StrCat("Can't find instance_type_key='", S(instance_type),
-                                "' for region=", S(region)));
+  return ErrorBody(
+      400, 1,
+      absl::StrCat("Can't find instance_type_key='", S(instance_type), "' for region=", S(region)));
 }
 
 HttpResponse ErrorWorkspaceGpuLimit(int free_gpus) {
-  return ErrorBody(400, 1,
-                   absl::StrCat("WORKSPACE_GPU_LIMIT_REACHED_ONLY_", free_gpus, "_FREE"));
+  return ErrorBody(400, 1, absl::StrCat("WORKSPACE_GPU_LIMIT_REACHED_ONLY_", free_gpus, "_FREE"));
 }
 
 HttpResponse ErrorJobRejected(std::string_view message) { return ErrorBody(400, 1, message); }
@@ -98,9 +95,8 @@ HttpResponse ErrorOrgStructureTypeUnsupported(std::string_view type) {
 }
 
 HttpResponse ErrorAllocationNotFound(std::string_view allocation_id) {
-  return DetailBody(404,
-                    absl::StrCat("Allocation with allocation_id=UUID('", S(allocation_id),
-                                 "') not found."));
+  return DetailBody(
+      404, absl::StrCat("Allocation with allocation_id=UUID('", S(allocation_id), "') not found."));
 }
 
 HttpResponse ErrorAllocationNotFoundForRegion(std::string_view region) {

@@ -33,8 +33,8 @@ HttpResponse ErrorBody(int status, int error_code, std::string_view message);
 HttpResponse DetailBody(int status, std::string_view message);
 
 // ---- routing (FastAPI defaults) ----
-HttpResponse ErrorPathNotFound();        // 404 {"detail":"Not Found"}
-HttpResponse ErrorMethodNotAllowed();    // 405 {"detail":"Method Not Allowed"}
+HttpResponse ErrorPathNotFound();      // 404 {"detail":"Not Found"}
+HttpResponse ErrorMethodNotAllowed();  // 405 {"detail":"Method Not Allowed"}
 
 // ---- 401 auth (UnauthorizedErrorResponse examples) ----
 HttpResponse ErrorNoAuthorizationHeader();  // 19 "no authorization header, it is required"

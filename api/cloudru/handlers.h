@@ -29,8 +29,7 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
 
 // shared_cluster.cc
 HttpResponse AssignSharedCluster(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse UnassignSharedCluster(Emulator& emu, const HttpRequest& request,
-                                   const Caller& caller);
+HttpResponse UnassignSharedCluster(Emulator& emu, const HttpRequest& request, const Caller& caller);
 
 // resources.cc
 HttpResponse ListWorkspaces(Emulator& emu, const HttpRequest& request, const Caller& caller);
@@ -50,8 +49,7 @@ HttpResponse GetAvailableInstanceTypes(Emulator& emu, const HttpRequest& request
                                        const Caller& caller);
 HttpResponse ListQueues(Emulator& emu, const HttpRequest& request, const Caller& caller);
 HttpResponse GetQueue(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetQueueInstanceTypes(Emulator& emu, const HttpRequest& request,
-                                   const Caller& caller);
+HttpResponse GetQueueInstanceTypes(Emulator& emu, const HttpRequest& request, const Caller& caller);
 HttpResponse GetQueueJobs(Emulator& emu, const HttpRequest& request, const Caller& caller);
 HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
                                     const Caller& caller);

@@ -169,13 +169,30 @@ Json JobParams(const World& world, const Job& job) {
   o["instance_type"] = job.request.instance_type;
   copy("base_image");
   o["script"] = job.request.script;
-  for (const char* key :
-       {"conda_env", "env_variables", "flags", "pytorch_use_env", "n_workers",
-        "processes_per_worker", "elastic_min_workers", "elastic_max_workers",
-        "elastic_max_restarts", "max_retry", "checkpoint_dir", "logs_dir", "shm_size_class",
-        "internet", "forbid_internet", "forbid_s3", "include_nodes", "exclude_nodes",
-        "in_communal_cluster", "cuda11", "preflight_check", "health_params", "stop_timer",
-        "tmp_storage"}) {
+  for (const char* key : {"conda_env",
+                          "env_variables",
+                          "flags",
+                          "pytorch_use_env",
+                          "n_workers",
+                          "processes_per_worker",
+                          "elastic_min_workers",
+                          "elastic_max_workers",
+                          "elastic_max_restarts",
+                          "max_retry",
+                          "checkpoint_dir",
+                          "logs_dir",
+                          "shm_size_class",
+                          "internet",
+                          "forbid_internet",
+                          "forbid_s3",
+                          "include_nodes",
+                          "exclude_nodes",
+                          "in_communal_cluster",
+                          "cuda11",
+                          "preflight_check",
+                          "health_params",
+                          "stop_timer",
+                          "tmp_storage"}) {
     copy(key);
   }
   return o;

@@ -29,16 +29,39 @@ bool AllowsMaxRetry(std::string_view type) {
 constexpr int64_t kMaxWorkers = 100000;
 
 const std::set<std::string, std::less<>>& RunJobFields() {
-  static const auto* fields = new std::set<std::string, std::less<>>{
-      "script",          "base_image",          "instance_type",        "tmp_storage",
-      "region",          "type",                "n_workers",            "processes_per_worker",
-      "job_desc",        "internet",            "conda_env",            "max_retry",
-      "priority_class",  "queue_name",          "allocation_name",      "checkpoint_dir",
-      "logs_dir",        "health_params",       "shm_size_class",       "flags",
-      "env_variables",   "pytorch_use_env",     "elastic_min_workers",  "elastic_max_workers",
-      "elastic_max_restarts", "cuda11",         "forbid_s3",            "forbid_internet",
-      "preflight_check", "stop_timer",          "in_communal_cluster",  "include_nodes",
-      "exclude_nodes"};
+  static const auto* fields = new std::set<std::string, std::less<>>{"script",
+                                                                     "base_image",
+                                                                     "instance_type",
+                                                                     "tmp_storage",
+                                                                     "region",
+                                                                     "type",
+                                                                     "n_workers",
+                                                                     "processes_per_worker",
+                                                                     "job_desc",
+                                                                     "internet",
+                                                                     "conda_env",
+                                                                     "max_retry",
+                                                                     "priority_class",
+                                                                     "queue_name",
+                                                                     "allocation_name",
+                                                                     "checkpoint_dir",
+                                                                     "logs_dir",
+                                                                     "health_params",
+                                                                     "shm_size_class",
+                                                                     "flags",
+                                                                     "env_variables",
+                                                                     "pytorch_use_env",
+                                                                     "elastic_min_workers",
+                                                                     "elastic_max_workers",
+                                                                     "elastic_max_restarts",
+                                                                     "cuda11",
+                                                                     "forbid_s3",
+                                                                     "forbid_internet",
+                                                                     "preflight_check",
+                                                                     "stop_timer",
+                                                                     "in_communal_cluster",
+                                                                     "include_nodes",
+                                                                     "exclude_nodes"};
   return *fields;
 }
 
@@ -93,8 +116,7 @@ std::optional<RunJobInput> ValidateRunJob(const Json& body, Issues* issues) {
       } else {
         log_period = h.Int("log_period", false, std::nullopt, 20, 720);
       }
-      std::optional<std::string> action =
-          h.Enum("action", {"delete", "restart"}, false, true);
+      std::optional<std::string> action = h.Enum("action", {"delete", "restart"}, false, true);
       std::optional<std::vector<std::string>> sub_actions;
       if (h.Present("sub_actions")) {
         const Json& sa = *h.Raw("sub_actions");
@@ -176,8 +198,8 @@ std::optional<RunJobInput> ValidateRunJob(const Json& body, Issues* issues) {
   }
   if (env_variables) {
     for (auto it = env_variables->begin(); it != env_variables->end(); ++it) {
-      req.env.emplace_back(it.key(),
-                           it.value().is_string() ? it.value().get<std::string>() : Dump(it.value()));
+      req.env.emplace_back(
+          it.key(), it.value().is_string() ? it.value().get<std::string>() : Dump(it.value()));
     }
   }
   if (include_nodes) req.required_nodes = *include_nodes;
@@ -207,8 +229,10 @@ std::optional<RunJobInput> ValidateRunJob(const Json& body, Issues* issues) {
   if (flags) keep("flags", *flags);
   if (env_variables) keep("env_variables", *env_variables);
   if (pytorch_use_env) keep("pytorch_use_env", *pytorch_use_env);
-  if (elastic_min) keep("elastic_min_workers", *elastic_min < 0 ? Json("default") : Json(*elastic_min));
-  if (elastic_max) keep("elastic_max_workers", *elastic_max < 0 ? Json("default") : Json(*elastic_max));
+  if (elastic_min)
+    keep("elastic_min_workers", *elastic_min < 0 ? Json("default") : Json(*elastic_min));
+  if (elastic_max)
+    keep("elastic_max_workers", *elastic_max < 0 ? Json("default") : Json(*elastic_max));
   if (elastic_max_restarts) keep("elastic_max_restarts", *elastic_max_restarts);
   if (cuda11) keep("cuda11", *cuda11);
   if (forbid_s3) keep("forbid_s3", *forbid_s3);
@@ -249,8 +273,8 @@ HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& cal
   req.gpus_per_worker = it->gpus;
   req.cpus_per_worker = it->cpus;
   if (req.workers > kMaxWorkers) {
-    return ErrorRequestTooLarge(absl::StrCat("n_workers=", req.workers,
-                                             " exceeds what any allocation can ever hold"));
+    return ErrorRequestTooLarge(
+        absl::StrCat("n_workers=", req.workers, " exceeds what any allocation can ever hold"));
   }
   req.spec = Dump(in->params);
 
@@ -260,14 +284,13 @@ HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& cal
   };
   std::string instance_type = req.instance_type;
   std::string region = req.region;
-  absl::StatusOr<Submitted> submitted =
-      emu.WithWorld([&](World& w) -> absl::StatusOr<Submitted> {
-        absl::StatusOr<JobId> id = w.SubmitCloudRuJob(std::move(req));
-        if (!id.ok()) return id.status();
-        const Job* job = w.FindJob(*id);
-        if (job == nullptr) return absl::InternalError("submitted job vanished");
-        return Submitted{job->name, UnixSeconds(job->created_at)};
-      });
+  absl::StatusOr<Submitted> submitted = emu.WithWorld([&](World& w) -> absl::StatusOr<Submitted> {
+    absl::StatusOr<JobId> id = w.SubmitCloudRuJob(std::move(req));
+    if (!id.ok()) return id.status();
+    const Job* job = w.FindJob(*id);
+    if (job == nullptr) return absl::InternalError("submitted job vanished");
+    return Submitted{job->name, UnixSeconds(job->created_at)};
+  });
   if (!submitted.ok()) return ErrorFromSubmit(submitted.status(), instance_type, region);
   Json out = Json::object();
   out["job_name"] = submitted->name;
@@ -413,20 +436,19 @@ HttpResponse RestartJob(Emulator& emu, const HttpRequest& request, const Caller&
     int64_t created_at = 0;
   };
   std::string instance_type, region;
-  absl::StatusOr<Restarted> restarted =
-      emu.WithWorld([&](World& w) -> absl::StatusOr<Restarted> {
-        const Job* parent = FindOwnJob(w, caller, *job_name);
-        if (parent == nullptr) {
-          return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound, "not found");
-        }
-        instance_type = parent->request.instance_type;
-        region = parent->request.region;
-        absl::StatusOr<JobId> id = w.RestartCloudRuJob(caller.workspace_id, *job_name);
-        if (!id.ok()) return id.status();
-        const Job* job = w.FindJob(*id);
-        if (job == nullptr) return absl::InternalError("restarted job vanished");
-        return Restarted{job->name, UnixSeconds(job->created_at)};
-      });
+  absl::StatusOr<Restarted> restarted = emu.WithWorld([&](World& w) -> absl::StatusOr<Restarted> {
+    const Job* parent = FindOwnJob(w, caller, *job_name);
+    if (parent == nullptr) {
+      return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound, "not found");
+    }
+    instance_type = parent->request.instance_type;
+    region = parent->request.region;
+    absl::StatusOr<JobId> id = w.RestartCloudRuJob(caller.workspace_id, *job_name);
+    if (!id.ok()) return id.status();
+    const Job* job = w.FindJob(*id);
+    if (job == nullptr) return absl::InternalError("restarted job vanished");
+    return Restarted{job->name, UnixSeconds(job->created_at)};
+  });
   if (!restarted.ok()) {
     if (GetReason(restarted.status()) == Reason::kJobNotFound) return ErrorRestartJobNotFound();
     return ErrorFromSubmit(restarted.status(), instance_type, region);

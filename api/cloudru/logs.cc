@@ -118,7 +118,8 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
       }
       std::vector<std::pair<TimeMs, std::string>> lines = VisibleOutput(w, *job);
       if (state->sent > lines.size()) state->sent = lines.size();
-      for (size_t i = state->sent; i < lines.size(); ++i) AppendLine(&chunk.data, lines[i], verbose);
+      for (size_t i = state->sent; i < lines.size(); ++i)
+        AppendLine(&chunk.data, lines[i], verbose);
       state->sent = lines.size();
       chunk.done = IsTerminal(job->state);
       return chunk;

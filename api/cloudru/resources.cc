@@ -68,7 +68,9 @@ std::string OwnerEmail(const Workspace& ws) {
   return absl::StrCat(ws.config.name, "@cloud.ru");
 }
 
-std::string ProjectId(const Workspace& ws) { return DerivedUuid(absl::StrCat("project:", ws.config.id)); }
+std::string ProjectId(const Workspace& ws) {
+  return DerivedUuid(absl::StrCat("project:", ws.config.id));
+}
 std::string ProjectName(const Workspace& ws) { return absl::StrCat(ws.config.name, "-project"); }
 
 Json WorkspaceJson(const World& w, const Workspace& ws, const Caller& caller) {
@@ -142,8 +144,8 @@ Json QueueJson(const World& w, int q, const std::string& allocation_id, bool wit
   o["description"] = queue.config.description;
   o["allocation_id"] = allocation_id;
   o["active"] = true;
-  o["type"] = IsSharedQueue(w, q) ? std::string("shared")
-                                  : std::string(QueueTypeName(queue.config.type));
+  o["type"] =
+      IsSharedQueue(w, q) ? std::string("shared") : std::string(QueueTypeName(queue.config.type));
   if (with_defaults) {
     o["default_for_job"] = is_default;
     o["default_for_notebook"] = is_default;
@@ -466,8 +468,7 @@ HttpResponse GetAllocationNodes(Emulator& emu, const HttpRequest& request, const
       Json usage = Json::object();
       usage["total"] = resource(node.cpus, ram_gb, node.gpus());
       usage["allocated"] = resource(node.cpus_used, ram_used, used_gpus);
-      usage["available"] = resource(node.cpus - node.cpus_used, ram_gb - ram_used,
-                                    node.FreeGpus());
+      usage["available"] = resource(node.cpus - node.cpus_used, ram_gb - ram_used, node.FreeGpus());
       Json e = Json::object();
       e["name"] = node.name;
       e["status"] = node.state == NodeState::kDown ? "NotReady" : "Ready";
@@ -535,10 +536,9 @@ HttpResponse GetAvailableInstanceTypes(Emulator& emu, const HttpRequest& request
         if (!AssignedToShared(w, region, caller.workspace_id)) return std::nullopt;
         std::vector<int> pool = SharedAllocations(w, region);
         if (allocation_name) {
-          pool.erase(std::remove_if(pool.begin(), pool.end(),
-                                    [&](int a) {
-                                      return w.allocations()[a].config.name != *allocation_name;
-                                    }),
+          pool.erase(std::remove_if(
+                         pool.begin(), pool.end(),
+                         [&](int a) { return w.allocations()[a].config.name != *allocation_name; }),
                      pool.end());
         }
         allocs = pool;
@@ -598,28 +598,43 @@ HttpResponse ListQueues(Emulator& emu, const HttpRequest& request, const Caller&
 HttpResponse GetQueue(Emulator& emu, const HttpRequest& request, const Caller& caller) {
   if (auto bad = CheckUuidParams(request, {"queue_id"})) return *bad;
   std::string queue_id(request.Param("queue_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int qi = VisibleQueue(w, caller, queue_id);
-    if (qi < 0) return std::nullopt;
-    const Queue& queue = w.queues()[qi];
-    Json o = QueueJson(w, qi, QueueAllocationId(w, qi, caller), false, false);
-    bool shared = IsSharedQueue(w, qi);
-    std::vector<std::string> allowed = queue.config.priorities;
-    if (allowed.empty()) {
-      allowed = shared ? std::vector<std::string>{"shared-low", "shared-medium"}
+  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::
+                                                            optional<Json> {
+                                                              int qi =
+                                                                  VisibleQueue(w, caller, queue_id);
+                                                              if (qi < 0) return std::nullopt;
+                                                              const Queue& queue = w.queues()[qi];
+                                                              Json o = QueueJson(
+                                                                  w, qi,
+                                                                  QueueAllocationId(w, qi, caller),
+                                                                  false, false);
+                                                              bool shared = IsSharedQueue(w, qi);
+                                                              std::vector<std::string> allowed =
+                                                                  queue.config.priorities;
+                                                              if (allowed.empty()) {
+                                                                allowed = shared ? std::vector<std::string>{"shared-low", "shared-medium"}
                        : std::vector<std::string>{"low", "medium", "high"};
-    }
-    std::string def = queue.config.default_priority;
-    if (def.empty() || std::find(allowed.begin(), allowed.end(), def) == allowed.end()) {
-      def = allowed.front();
-    }
-    Json metadata = Json::object();
-    metadata["default_priority"] = Json{{"job", def}, {"notebook", shared ? Json(nullptr) : Json(def)}};
-    metadata["job_priority_allowed"] = allowed;
-    o["metadata"] = std::move(metadata);
-    o["nodes"] = QueueNodeNames(w, qi);
-    return o;
-  });
+                                                              }
+                                                              std::string def =
+                                                                  queue.config.default_priority;
+                                                              if (def.empty() ||
+                                                                  std::find(allowed.begin(),
+                                                                            allowed.end(),
+                                                                            def) == allowed.end()) {
+                                                                def = allowed.front();
+                                                              }
+                                                              Json metadata = Json::object();
+                                                              metadata["default_priority"] =
+                                                                  Json{{"job", def},
+                                                                       {"notebook",
+                                                                        shared ? Json(nullptr)
+                                                                               : Json(def)}};
+                                                              metadata["job_priority_allowed"] =
+                                                                  allowed;
+                                                              o["metadata"] = std::move(metadata);
+                                                              o["nodes"] = QueueNodeNames(w, qi);
+                                                              return o;
+                                                            });
   if (!out) return ErrorQueueNotFound(NormalizeUuid(queue_id));
   return JsonAnswer(200, *out);
 }
@@ -703,9 +718,8 @@ HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
     };
     std::vector<Item> items;
     bool want_jobs = !type || *type == "Job";
-    bool ws_ok = workspace_ids.empty() ||
-                 std::find(workspace_ids.begin(), workspace_ids.end(), caller.workspace_id) !=
-                     workspace_ids.end();
+    bool ws_ok = workspace_ids.empty() || std::find(workspace_ids.begin(), workspace_ids.end(),
+                                                    caller.workspace_id) != workspace_ids.end();
     std::vector<const Job*> order = w.PendingOrder(qi);
     for (size_t i = 0; i < order.size() && want_jobs && ws_ok; ++i) {
       const Job& job = *order[i];

@@ -51,7 +51,8 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
   auto add = [&](const char* method, const char* pattern, Handler handler, const char* name) {
     g.routes.push_back(Route{method, pattern, std::move(handler), name});
   };
-  add("POST", "service_auth",
+  add(
+      "POST", "service_auth",
       [&emu](const HttpRequest& request) {
         return Guarded(emu, [&] { return cloudru::ServiceAuth(emu, request); });
       },
@@ -104,8 +105,7 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
   add("GET", "queues/{queue_id}", Authed(emu, &cloudru::GetQueue), "cloudru.queues.get");
   add("GET", "queues/{queue_id}/instance-types", Authed(emu, &cloudru::GetQueueInstanceTypes),
       "cloudru.queues.instance_types");
-  add("GET", "queues/{queue_id}/jobs", Authed(emu, &cloudru::GetQueueJobs),
-      "cloudru.queues.jobs");
+  add("GET", "queues/{queue_id}/jobs", Authed(emu, &cloudru::GetQueueJobs), "cloudru.queues.jobs");
   add("GET", "queues/{queue_id}/awaiting-launch-resources",
       Authed(emu, &cloudru::GetQueueAwaitingLaunch), "cloudru.queues.awaiting_launch");
 

@@ -55,8 +55,7 @@ std::variant<Assignment, HttpResponse> ReadAssignment(const HttpRequest& request
   return a;
 }
 
-HttpResponse Change(Emulator& emu, const HttpRequest& request, const Caller& caller,
-                    bool assign) {
+HttpResponse Change(Emulator& emu, const HttpRequest& request, const Caller& caller, bool assign) {
   std::variant<Assignment, HttpResponse> parsed = ReadAssignment(request);
   if (auto* error = std::get_if<HttpResponse>(&parsed)) return std::move(*error);
   const Assignment& a = std::get<Assignment>(parsed);

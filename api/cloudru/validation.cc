@@ -14,7 +14,8 @@ namespace schedemu::api::cloudru {
 namespace {
 
 constexpr char kIntType[] = "Input should be a valid integer";
-constexpr char kIntParsing[] = "Input should be a valid integer, unable to parse string as an integer";
+constexpr char kIntParsing[] =
+    "Input should be a valid integer, unable to parse string as an integer";
 constexpr char kIntFromFloat[] =
     "Input should be a valid integer, got a number with a fractional part";
 constexpr char kStringType[] = "Input should be a valid string";
@@ -82,7 +83,8 @@ std::optional<int64_t> ParseLaxInt(std::string_view s, bool* too_big) {
   std::string digits;
   for (size_t i = 0; i < v.size(); ++i) {
     char c = v[i];
-    if (c == '_' && i > 0 && i + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[i - 1])) &&
+    if (c == '_' && i > 0 && i + 1 < v.size() &&
+        std::isdigit(static_cast<unsigned char>(v[i - 1])) &&
         std::isdigit(static_cast<unsigned char>(v[i + 1]))) {
       continue;
     }
@@ -115,8 +117,8 @@ void AddBounds(Issues* issues, const Json& loc, const Json& input, int64_t v,
                 "greater_than_equal", input, Json{{"ge", *ge}});
     *ok = false;
   } else if (le && !(v <= *le)) {
-    issues->Add(loc, absl::StrCat("Input should be less than or equal to ", *le),
-                "less_than_equal", input, Json{{"le", *le}});
+    issues->Add(loc, absl::StrCat("Input should be less than or equal to ", *le), "less_than_equal",
+                input, Json{{"le", *le}});
     *ok = false;
   }
 }
@@ -147,8 +149,7 @@ std::optional<std::string> UuidProblem(std::string_view s) {
   }
   if (v.find('-') == std::string_view::npos) {
     if (v.size() != 32) {
-      return absl::StrCat("invalid length: expected length 32 for simple format, found ",
-                          v.size());
+      return absl::StrCat("invalid length: expected length 32 for simple format, found ", v.size());
     }
     return std::nullopt;
   }
@@ -177,9 +178,8 @@ std::optional<std::string> UuidProblem(std::string_view s) {
 
 void Issues::Add(Json loc, std::string msg, std::string type, std::optional<Json> input,
                  std::optional<Json> ctx) {
-  issues_.push_back(
-      ValidationIssue{std::move(loc), std::move(msg), std::move(type), std::move(input),
-                      std::move(ctx)});
+  issues_.push_back(ValidationIssue{std::move(loc), std::move(msg), std::move(type),
+                                    std::move(input), std::move(ctx)});
 }
 
 std::string ExpectedList(const std::vector<std::string>& values) {
@@ -214,14 +214,13 @@ std::optional<Json> ParseJsonObjectBody(const HttpRequest& request, Issues* issu
   } catch (const Json::parse_error& e) {
     // Python reports the offset where the bad token starts; nlohmann the offset after it.
     int64_t pos = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;
-    std::string_view what = e.what();
-    size_t lr = what.find("last read: '");
-    if (lr != std::string_view::npos) {
-      size_t begin = lr + 12;
-      size_t end = what.rfind('\'');
-      if (end != std::string_view::npos && end >= begin) {
-        pos -= static_cast<int64_t>(end - begin);
-      }
+    if (pos > static_cast<int64_t>(request.body.size())) {
+      pos = static_cast<int64_t>(request.body.size());
+    }
+    while (pos > 0) {
+      unsigned char c = static_cast<unsigned char>(request.body[pos - 1]);
+      if (!std::isalnum(c) && c != '.' && c != '-' && c != '+') break;
+      --pos;
     }
     if (pos < 0) pos = 0;
     issues->Add(Json::array({"body", pos}), "JSON decode error", "json_invalid", Json::object(),
@@ -353,8 +352,8 @@ std::optional<bool> ObjectReader::Bool(std::string_view key, bool nullable) {
 }
 
 std::optional<std::string> ObjectReader::Enum(std::string_view key,
-                                              const std::vector<std::string>& values,
-                                              bool required, bool nullable) {
+                                              const std::vector<std::string>& values, bool required,
+                                              bool nullable) {
   const Json* v = Raw(key);
   if (v == nullptr) {
     if (required) issues_->Add(Loc(key), kFieldRequired, "missing", object_);

@@ -107,7 +107,7 @@ const std::vector<std::string>& RegionEnum();       // ModelTrainingRegion
 const std::vector<std::string>& JobTypeEnum();      // JobType
 const std::vector<std::string>& JobPriorityEnum();  // JobPriority (submit)
 const std::vector<std::string>& JobPriorityReadOnlyEnum();
-const std::vector<std::string>& JobStatusEnum();    // capitalised JobStatus
+const std::vector<std::string>& JobStatusEnum();  // capitalised JobStatus
 
 }  // namespace schedemu::api::cloudru
 

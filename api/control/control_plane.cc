@@ -155,8 +155,8 @@ std::optional<FaultRule> ControlPlane::Fault(std::string_view id) const {
 
 bool ControlPlane::DeleteFault(std::string_view id) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = std::find_if(faults_.begin(), faults_.end(),
-                         [&](const FaultRule& f) { return f.id == id; });
+  auto it =
+      std::find_if(faults_.begin(), faults_.end(), [&](const FaultRule& f) { return f.id == id; });
   if (it == faults_.end()) return false;
   faults_.erase(it);
   return true;
@@ -175,18 +175,20 @@ void ControlPlane::Reseed(uint64_t seed) {
 
 std::optional<FaultRule> ControlPlane::Fire(std::string_view dialect, std::string_view method,
                                             std::string_view path,
-                                            const std::vector<std::string>& tenants) {
+                                            const std::vector<std::string>& tenants,
+                                            bool* matched_any) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (matched_any != nullptr) *matched_any = false;
   std::optional<FaultRule> fired;
   for (FaultRule& f : faults_) {
     if (!f.dialect.empty() && f.dialect != dialect) continue;
     if (!f.method.empty() && f.method != method) continue;
     if (!f.path.empty() && !GlobMatch(f.path, path)) continue;
-    if (!f.tenant.empty() &&
-        std::find(tenants.begin(), tenants.end(), f.tenant) == tenants.end()) {
+    if (!f.tenant.empty() && std::find(tenants.begin(), tenants.end(), f.tenant) == tenants.end()) {
       continue;
     }
     ++f.matched;
+    if (matched_any != nullptr) *matched_any = true;
     if (fired) continue;  // one effect per call; later rules still count the call
     bool fire = true;
     if (f.first) {
@@ -202,6 +204,37 @@ std::optional<FaultRule> ControlPlane::Fire(std::string_view dialect, std::strin
     }
   }
   return fired;
+}
+
+void ControlPlane::Journal(JournalEntry entry) {
+  std::lock_guard<std::mutex> lock(mu_);
+  journal_.push_back(std::move(entry));
+}
+
+std::vector<JournalEntry> ControlPlane::JournalEntries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return journal_;
+}
+
+void ControlPlane::SetBaseScenario(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  base_scenario_ = text;
+}
+
+std::string ControlPlane::BaseScenario() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return base_scenario_;
+}
+
+void ControlPlane::CopyStateFrom(const ControlPlane& other) {
+  if (&other == this) return;
+  std::scoped_lock lock(mu_, other.mu_);
+  rng_ = other.rng_;
+  faults_ = other.faults_;
+  next_fault_ = other.next_fault_;
+  snapshots_ = other.snapshots_;
+  journal_ = other.journal_;
+  base_scenario_ = other.base_scenario_;
 }
 
 void ControlPlane::SaveSnapshot(const std::string& name, const World& world) {

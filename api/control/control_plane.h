@@ -33,9 +33,9 @@ struct FaultRule {
   std::string path;     // glob on the request path: "/public/v2/jobs*"
   std::string tenant;   // workspace id/name, Linux user, principal e-mail
   // Effect.
-  int status = 0;            // 0 = no error answer (latency only)
-  std::string status_name;   // "UNAVAILABLE" when given by name
-  std::string message;       // "" = a default wording for the status
+  int status = 0;           // 0 = no error answer (latency only)
+  std::string status_name;  // "UNAVAILABLE" when given by name
+  std::string message;      // "" = a default wording for the status
   int latency_ms = 0;
   bool drop = false;
   // Trigger (at most one; none = always).
@@ -56,6 +56,17 @@ nlohmann::json FaultRuleToJson(const FaultRule& rule);
 std::string CanonicalCodeName(int http_status);
 int HttpStatusForCodeName(std::string_view name);
 
+// One request that may have changed the world or the control plane, with the virtual time it
+// was applied at. A world is a pure function of (scenario, seed, requests), so replaying the
+// journal on the same scenario rebuilds it exactly (serve --state-file).
+struct JournalEntry {
+  TimeMs at = 0;
+  std::string method;
+  std::string target;
+  std::vector<std::pair<std::string, std::string>> headers;  // lowercased names
+  std::string body;
+};
+
 class ControlPlane {
  public:
   explicit ControlPlane(uint64_t seed = 0) : rng_(seed) {}
@@ -69,13 +80,23 @@ class ControlPlane {
   // Counts the call against every matching rule and returns the first rule that fires.
   // `tenants` are the identities of the caller (any may match a rule's tenant).
   std::optional<FaultRule> Fire(std::string_view dialect, std::string_view method,
-                                std::string_view path, const std::vector<std::string>& tenants);
+                                std::string_view path, const std::vector<std::string>& tenants,
+                                bool* matched_any = nullptr);
   void Reseed(uint64_t seed);
 
   // Bumped whenever the world is replaced (reset, scenario load, snapshot restore), so event
   // streams know their sequence numbers start over.
   uint64_t world_generation() const { return world_generation_.load(); }
   void BumpWorldGeneration() { ++world_generation_; }
+
+  // ---- journal ----
+  void Journal(JournalEntry entry);
+  std::vector<JournalEntry> JournalEntries() const;
+  // The scenario text the journal starts from (the one `serve` started with).
+  void SetBaseScenario(const std::string& text);
+  std::string BaseScenario() const;
+  // Replaces faults, snapshots, the fault generator and the journal with `other`'s.
+  void CopyStateFrom(const ControlPlane& other);
 
   // ---- snapshots ----
   void SaveSnapshot(const std::string& name, const World& world);
@@ -90,6 +111,8 @@ class ControlPlane {
   int64_t next_fault_ = 1;
   std::map<std::string, World> snapshots_;
   std::atomic<uint64_t> world_generation_{0};
+  std::vector<JournalEntry> journal_;
+  std::string base_scenario_;
 };
 
 }  // namespace schedemu::api

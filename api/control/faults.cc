@@ -7,6 +7,8 @@
 
 namespace schedemu::api {
 
+void JournalCountedGet(Emulator& emu, const HttpRequest& req);  // state_file.cc
+
 using nlohmann::json;
 
 namespace {
@@ -96,7 +98,8 @@ HttpResponse FaultResponse(const std::string& dialect, int status, const std::st
     return JsonResponse(status, body.dump());
   }
   // Google APIs (vertex, oauth): {"error": {"code", "message", "status"}}.
-  json body = {{"error", {{"code", status}, {"message", msg}, {"status", CanonicalCodeName(status)}}}};
+  json body = {
+      {"error", {{"code", status}, {"message", msg}, {"status", CanonicalCodeName(status)}}}};
   return JsonResponse(status, body.dump());
 }
 
@@ -115,13 +118,15 @@ void InstallFaultHooks(std::vector<RouteGroup>& groups, Emulator& emu) {
       if (!e->control().Faults().empty()) {
         std::vector<std::string> tenants =
             e->WithWorld([&](World& w) { return RequestTenants(w, req); });
-        fault = e->control().Fire(dialect, req.method, req.path, tenants);
+        bool matched = false;
+        fault = e->control().Fire(dialect, req.method, req.path, tenants, &matched);
+        // Non-GET requests are journaled by InstallJournal; a counted GET must replay too.
+        if (matched && (req.method == "GET" || req.method == "HEAD")) JournalCountedGet(*e, req);
       }
       if (!fault) return original ? original(req, route) : std::nullopt;
-      std::string effect = fault->drop ? "drop"
-                           : fault->status != 0
-                               ? absl::StrCat(fault->status)
-                               : absl::StrCat("latency ", fault->latency_ms, "ms");
+      std::string effect = fault->drop          ? "drop"
+                           : fault->status != 0 ? absl::StrCat(fault->status)
+                                                : absl::StrCat("latency ", fault->latency_ms, "ms");
       e->WithWorld([&](World& w) {
         std::vector<std::pair<std::string, std::string>> details = {
             {"dialect", dialect}, {"method", req.method}, {"path", req.path}, {"effect", effect}};

@@ -64,8 +64,8 @@ std::string RequestMetrics::Render() const {
     uint64_t cumulative = 0;
     for (size_t i = 0; i < kBuckets.size(); ++i) {
       cumulative += h.buckets[i];
-      absl::StrAppend(&out, "schedemu_http_request_duration_seconds_bucket{route=\"", r,
-                      "\",le=\"", absl::StrFormat("%g", kBuckets[i]), "\"} ", cumulative, "\n");
+      absl::StrAppend(&out, "schedemu_http_request_duration_seconds_bucket{route=\"", r, "\",le=\"",
+                      absl::StrFormat("%g", kBuckets[i]), "\"} ", cumulative, "\n");
     }
     absl::StrAppend(&out, "schedemu_http_request_duration_seconds_bucket{route=\"", r,
                     "\",le=\"+Inf\"} ", h.count, "\n");

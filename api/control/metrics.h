@@ -16,9 +16,8 @@ namespace schedemu::api {
 
 class RequestMetrics {
  public:
-  static constexpr std::array<double, 14> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
-                                                      0.025,  0.05,  0.1,    0.25,  0.5,
-                                                      1,      2.5,   5,      10};
+  static constexpr std::array<double, 14> kBuckets = {
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
   static RequestMetrics& Global();
 
   void Record(const std::string& route, int status, double seconds);

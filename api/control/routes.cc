@@ -18,9 +18,9 @@
 
 namespace schedemu::api {
 
-using nlohmann::json;
 using control::ControlError;
 using control::OJson;
+using nlohmann::json;
 
 namespace {
 
@@ -186,10 +186,11 @@ HttpResponse PostClockSet(Emulator& emu, const HttpRequest& req) {
   }
   return emu.WithWorld([&](World& w) -> HttpResponse {
     if (*t < w.now()) {
-      return ControlError(400, "time",
-                          absl::StrCat("must not be before the current virtual time ",
-                                       FormatRfc3339(w.now()), " (the clock never goes back; "
-                                       "use POST /emulator/v1/reset)"));
+      return ControlError(
+          400, "time",
+          absl::StrCat("must not be before the current virtual time ", FormatRfc3339(w.now()),
+                       " (the clock never goes back; "
+                       "use POST /emulator/v1/reset)"));
     }
     if (absl::Status s = MoveTo(w, *t); !s.ok()) return ModelStatus(s, "time");
     return Ok(control::ClockJson(w));
@@ -281,9 +282,9 @@ HttpResponse PostNode(Emulator& emu, const HttpRequest& req) {
     if (absl::Status s = w.AddNode(target, name); !s.ok()) return ModelStatus(s, "allocation");
     w.RunSchedulingPass();
     const Node& n = w.nodes()[w.FindNode(name)];
-    return Ok(OJson{{"name", n.name}, {"state", std::string(NodeStateName(n.state))},
-                    {"gpus", n.gpus()}},
-              201);
+    return Ok(
+        OJson{{"name", n.name}, {"state", std::string(NodeStateName(n.state))}, {"gpus", n.gpus()}},
+        201);
   });
 }
 
@@ -379,8 +380,8 @@ std::variant<const Job*, HttpResponse> ResolveJob(const World& w, const JobSelec
   }
   const Job* j = w.FindSlurmJob(cluster, *in.job_id);
   if (j == nullptr) {
-    return ControlError(404, "job_id", absl::StrCat("no job ", *in.job_id, " in cluster \"",
-                                                    *in.cluster, "\""));
+    return ControlError(404, "job_id",
+                        absl::StrCat("no job ", *in.job_id, " in cluster \"", *in.cluster, "\""));
   }
   return j;
 }
@@ -443,9 +444,10 @@ HttpResponse GetJob(Emulator& emu, const HttpRequest& req) {
       }
     }
     if (j == nullptr) {
-      return ControlError(404, "job", absl::StrCat("no job \"", ref,
-                                                   "\" (internal id, Cloud.ru job_name or "
-                                                   "<cluster>:<job_id>)"));
+      return ControlError(404, "job",
+                          absl::StrCat("no job \"", ref,
+                                       "\" (internal id, Cloud.ru job_name or "
+                                       "<cluster>:<job_id>)"));
     }
     return Ok(control::JobJson(w, *j));
   });
@@ -534,7 +536,8 @@ HttpResponse PostFault(Emulator& emu, const HttpRequest& req) {
 
 HttpResponse GetFault(Emulator& emu, const HttpRequest& req) {
   auto f = emu.control().Fault(req.Param("id"));
-  if (!f) return ControlError(404, "id", absl::StrCat("no fault \"", std::string(req.Param("id")), "\""));
+  if (!f)
+    return ControlError(404, "id", absl::StrCat("no fault \"", std::string(req.Param("id")), "\""));
   return JsonResponse(200, FaultRuleToJson(*f).dump());
 }
 
@@ -582,8 +585,11 @@ HttpResponse RestoreSnapshot(Emulator& emu, const HttpRequest& req) {
   std::optional<World> snap = emu.control().Snapshot(name);
   if (!snap) return ControlError(404, "name", absl::StrCat("no snapshot \"", name, "\""));
   return emu.WithWorld([&](World& w) {
+    Clock::Mode mode = w.clock().mode();
+    double speed = snap->clock().speed();
     w = std::move(*snap);
-    w.clock().Set(w.now());  // re-anchor a realtime clock at the restored instant
+    // The live clock mode and wall source, re-anchored at the restored instant.
+    w.clock() = Clock(mode, w.now(), speed, emu.wall());
     emu.control().BumpWorldGeneration();
     return Ok(OJson{{"restored", name}, {"clock", control::ClockJson(w)}});
   });
@@ -666,7 +672,8 @@ HttpResponse StreamEvents(Emulator& emu, const HttpRequest& req) {
         *last = 0;
       }
       for (const Event& ev : w.EventsSince(*last)) {
-        absl::StrAppend(&chunk.data, "id: ", ev.seq, "\nevent: ", std::string(EventKindName(ev.kind)),
+        absl::StrAppend(&chunk.data, "id: ", ev.seq,
+                        "\nevent: ", std::string(EventKindName(ev.kind)),
                         "\ndata: ", control::EventJson(ev).dump(), "\n\n");
         *last = ev.seq;
       }
@@ -696,9 +703,9 @@ std::optional<HttpResponse> CheckControlToken(const Emulator& emu, const HttpReq
   if (token.empty() || route.name == "control.health") return std::nullopt;
   auto h = req.Header("authorization");
   if (h && *h == "Bearer " + token) return std::nullopt;
-  HttpResponse r = ControlError(401, "authorization",
-                                h ? "invalid control token"
-                                  : "missing Authorization: Bearer <control token> header");
+  HttpResponse r = ControlError(
+      401, "authorization",
+      h ? "invalid control token" : "missing Authorization: Bearer <control token> header");
   r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"schedemu-control\"");
   return r;
 }
@@ -706,6 +713,8 @@ std::optional<HttpResponse> CheckControlToken(const Emulator& emu, const HttpReq
 }  // namespace
 
 std::vector<RouteGroup> ControlRouteGroups(Emulator& emu) {
+  // Fault coin flips come from the world's seed (as after every reset).
+  emu.control().Reseed(emu.WithWorld([](World& w) { return w.config().seed; }));
   Emulator* e = &emu;
   auto bind = [e](HttpResponse (*fn)(Emulator&, const HttpRequest&)) -> Handler {
     return [e, fn](const HttpRequest& r) { return fn(*e, r); };
@@ -714,8 +723,8 @@ std::vector<RouteGroup> ControlRouteGroups(Emulator& emu) {
   g.dialect = "control";
   g.prefix = "/emulator/v1";
   auto add = [&](std::string method, std::string pattern, Handler h, std::string name) {
-    g.routes.push_back(Route{std::move(method), std::move(pattern), std::move(h),
-                             "control." + std::move(name)});
+    g.routes.push_back(
+        Route{std::move(method), std::move(pattern), std::move(h), "control." + std::move(name)});
   };
   add("GET", "health", bind(&Health), "health");
   add("GET", "state", bind(&GetState), "state");
@@ -728,18 +737,22 @@ std::vector<RouteGroup> ControlRouteGroups(Emulator& emu) {
   add("POST", "clock/run-until-idle", bind(&PostClockRunUntilIdle), "clock.run_until_idle");
   add("POST", "nodes", bind(&PostNode), "nodes.add");
   add("DELETE", "nodes/{node}", bind(&DeleteNode), "nodes.remove");
-  add("POST", "nodes/{node}/down",
+  add(
+      "POST", "nodes/{node}/down",
       [e](const HttpRequest& r) { return NodeState(*e, r, schedemu::NodeState::kDown); },
       "nodes.down");
-  add("POST", "nodes/{node}/up",
-      [e](const HttpRequest& r) { return NodeState(*e, r, schedemu::NodeState::kUp); },
-      "nodes.up");
-  add("POST", "nodes/{node}/drain",
+  add(
+      "POST", "nodes/{node}/up",
+      [e](const HttpRequest& r) { return NodeState(*e, r, schedemu::NodeState::kUp); }, "nodes.up");
+  add(
+      "POST", "nodes/{node}/drain",
       [e](const HttpRequest& r) { return NodeState(*e, r, schedemu::NodeState::kDrain); },
       "nodes.drain");
-  add("POST", "allocations/{allocation}/take-gpus",
+  add(
+      "POST", "allocations/{allocation}/take-gpus",
       [e](const HttpRequest& r) { return AllocationGpus(*e, r, true); }, "allocations.take_gpus");
-  add("POST", "allocations/{allocation}/return-gpus",
+  add(
+      "POST", "allocations/{allocation}/return-gpus",
       [e](const HttpRequest& r) { return AllocationGpus(*e, r, false); },
       "allocations.return_gpus");
   add("GET", "jobs", bind(&ListJobs), "jobs.list");

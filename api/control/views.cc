@@ -109,8 +109,8 @@ OJson JobJson(const World& w, const Job& job) {
   } else {
     j["region"] = job.region;
     j["queue"] = QueueLabel(w, job);
-    j["allocation"] = job.allocation >= 0 ? OJson(w.allocations()[job.allocation].config.name)
-                                          : OJson();
+    j["allocation"] =
+        job.allocation >= 0 ? OJson(w.allocations()[job.allocation].config.name) : OJson();
     j["instance_type"] = job.instance_type;
     j["priority_class"] = job.priority_class;
   }
@@ -132,12 +132,12 @@ OJson JobJson(const World& w, const Job& job) {
   for (const WorkerPlacement& p : job.placement) {
     if (p.node < 0) continue;
     const Node& n = w.nodes()[p.node];
-    placement.push_back(OJson{{"node", n.name},
-                              {"allocation", n.allocation >= 0
-                                                 ? OJson(w.allocations()[n.allocation].config.name)
-                                                 : OJson()},
-                              {"gpus", p.gpus},
-                              {"cpus", p.cpus}});
+    placement.push_back(
+        OJson{{"node", n.name},
+              {"allocation",
+               n.allocation >= 0 ? OJson(w.allocations()[n.allocation].config.name) : OJson()},
+              {"gpus", p.gpus},
+              {"cpus", p.cpus}});
   }
   j["placement"] = placement;
   j["placement_text"] = w.PlacementString(job);
@@ -183,12 +183,11 @@ OJson StateJson(World& w) {
         {"node_instance_type", a.config.node_instance_type},
         {"instance_types", a.config.instance_types},
         {"price_per_gpu_hour", a.config.price_per_gpu_hour},
-        {"gpus",
-         OJson{{"total", w.TotalGpus(a)},
-               {"used", w.UsedGpus(a)},
-               {"free", w.FreeGpus(a)},
-               {"shared_borrowed", w.SharedBorrowedGpus(a)},
-               {"other_tenants", other}}},
+        {"gpus", OJson{{"total", w.TotalGpus(a)},
+                       {"used", w.UsedGpus(a)},
+                       {"free", w.FreeGpus(a)},
+                       {"shared_borrowed", w.SharedBorrowedGpus(a)},
+                       {"other_tenants", other}}},
         {"nodes", nodes},
         {"queues", a.queue_ids},
         {"workspaces", OJson(std::vector<std::string>(a.workspaces.begin(), a.workspaces.end()))},
@@ -208,7 +207,8 @@ OJson StateJson(World& w) {
         owners.push_back(o);
       }
     }
-    OJson node{{"name", n.name}, {"state", std::string(NodeStateName(n.state))},
+    OJson node{{"name", n.name},
+               {"state", std::string(NodeStateName(n.state))},
                {"reason", n.state_reason}};
     if (n.allocation >= 0) {
       node["allocation"] = w.allocations()[n.allocation].config.name;
@@ -236,8 +236,8 @@ OJson StateJson(World& w) {
         {"name", q.config.name},
         {"type", std::string(QueueTypeName(q.config.type))},
         {"region", q.region},
-        {"allocation", q.allocation >= 0 ? OJson(w.allocations()[q.allocation].config.name)
-                                         : OJson()},
+        {"allocation",
+         q.allocation >= 0 ? OJson(w.allocations()[q.allocation].config.name) : OJson()},
         {"default_priority", q.config.default_priority},
         {"pending", pending},
     });
@@ -248,8 +248,8 @@ OJson StateJson(World& w) {
   for (const Workspace& ws : w.workspaces()) {
     OJson accounts = OJson::array();
     for (const auto& sa : ws.config.service_accounts) {
-      accounts.push_back(OJson{{"client_id", sa.client_id}, {"email", sa.email},
-                               {"admin", sa.admin}});
+      accounts.push_back(
+          OJson{{"client_id", sa.client_id}, {"email", sa.email}, {"admin", sa.admin}});
     }
     OJson shared = OJson::array();
     for (const Region& r : w.regions()) {
@@ -276,24 +276,24 @@ OJson StateJson(World& w) {
       int total = PartitionGpusTotal(w, static_cast<int>(ci), static_cast<int>(pi));
       int used = PartitionGpusUsed(w, static_cast<int>(ci), static_cast<int>(pi));
       OJson pending = OJson::array();
-      for (const Job* j :
-           w.PendingOrderSlurm(static_cast<int>(ci), static_cast<int>(pi))) {
+      for (const Job* j : w.PendingOrderSlurm(static_cast<int>(ci), static_cast<int>(pi))) {
         pending.push_back(j->id);
       }
       OJson pnodes = OJson::array();
       for (NodeIndex n : p.nodes) pnodes.push_back(w.nodes()[n].name);
-      partitions.push_back(OJson{{"name", p.config.name},
-                                 {"priority_tier", p.config.priority_tier},
-                                 {"preempt_mode", std::string(PreemptModeName(p.config.preempt_mode))},
-                                 {"default", p.config.is_default},
-                                 {"nodes", pnodes},
-                                 {"gpus", OJson{{"total", total}, {"used", used}}},
-                                 {"pending", pending}});
+      partitions.push_back(
+          OJson{{"name", p.config.name},
+                {"priority_tier", p.config.priority_tier},
+                {"preempt_mode", std::string(PreemptModeName(p.config.preempt_mode))},
+                {"default", p.config.is_default},
+                {"nodes", pnodes},
+                {"gpus", OJson{{"total", total}, {"used", used}}},
+                {"pending", pending}});
     }
     OJson users = OJson::array();
     for (const auto& u : c.config.users) {
-      users.push_back(OJson{{"name", u.name}, {"uid", u.uid}, {"gid", u.gid},
-                            {"account", u.account}});
+      users.push_back(
+          OJson{{"name", u.name}, {"uid", u.uid}, {"gid", u.gid}, {"account", u.account}});
     }
     clusters.push_back(OJson{{"name", c.config.ResourceName()},
                              {"short_name", c.config.name},
@@ -308,14 +308,14 @@ OJson StateJson(World& w) {
   for (const auto& [id, job] : w.jobs()) jobs.push_back(JobJson(w, job));
   s["jobs"] = jobs;
   OJson rules = OJson::array();
-  for (const auto& r : w.behaviour_rules()) rules.push_back(OJson::parse(BehaviourRuleToJson(r).dump()));
+  for (const auto& r : w.behaviour_rules())
+    rules.push_back(OJson::parse(BehaviourRuleToJson(r).dump()));
   s["behaviour_rules"] = rules;
   const auto& c = w.counters();
-  s["counters"] = OJson{{"submitted", c.submitted},     {"started", c.started},
-                        {"completed", c.completed},     {"failed", c.failed},
-                        {"cancelled", c.cancelled},     {"preemptions", c.preemptions},
-                        {"requeues", c.requeues},       {"timeouts", c.timeouts},
-                        {"node_failures", c.node_failures}};
+  s["counters"] = OJson{
+      {"submitted", c.submitted}, {"started", c.started},     {"completed", c.completed},
+      {"failed", c.failed},       {"cancelled", c.cancelled}, {"preemptions", c.preemptions},
+      {"requeues", c.requeues},   {"timeouts", c.timeouts},   {"node_failures", c.node_failures}};
   s["events"] = static_cast<int64_t>(w.events().size());
   return s;
 }
@@ -343,15 +343,13 @@ std::string WorldMetrics(const World& w) {
 
   help("schedemu_allocation_gpus_total", "gauge", "GPUs of a Cloud.ru allocation.");
   for (const Allocation& a : w.allocations()) {
-    absl::StrAppend(&out, "schedemu_allocation_gpus_total{allocation=\"",
-                    PromEscape(a.config.name), "\",region=\"", PromEscape(a.config.region),
-                    "\"} ", w.TotalGpus(a), "\n");
+    absl::StrAppend(&out, "schedemu_allocation_gpus_total{allocation=\"", PromEscape(a.config.name),
+                    "\",region=\"", PromEscape(a.config.region), "\"} ", w.TotalGpus(a), "\n");
   }
   help("schedemu_allocation_gpus_used", "gauge", "GPUs of a Cloud.ru allocation held by jobs.");
   for (const Allocation& a : w.allocations()) {
-    absl::StrAppend(&out, "schedemu_allocation_gpus_used{allocation=\"",
-                    PromEscape(a.config.name), "\",region=\"", PromEscape(a.config.region),
-                    "\"} ", w.UsedGpus(a), "\n");
+    absl::StrAppend(&out, "schedemu_allocation_gpus_used{allocation=\"", PromEscape(a.config.name),
+                    "\",region=\"", PromEscape(a.config.region), "\"} ", w.UsedGpus(a), "\n");
   }
   std::string ptotal, pused;
   for (size_t ci = 0; ci < w.clusters().size(); ++ci) {
@@ -360,8 +358,8 @@ std::string WorldMetrics(const World& w) {
       const Partition& p = c.partitions[pi];
       int total = PartitionGpusTotal(w, static_cast<int>(ci), static_cast<int>(pi));
       int used = PartitionGpusUsed(w, static_cast<int>(ci), static_cast<int>(pi));
-      std::string labels = absl::StrCat("{cluster=\"", PromEscape(c.config.name),
-                                        "\",partition=\"", PromEscape(p.config.name), "\"} ");
+      std::string labels = absl::StrCat("{cluster=\"", PromEscape(c.config.name), "\",partition=\"",
+                                        PromEscape(p.config.name), "\"} ");
       absl::StrAppend(&ptotal, "schedemu_partition_gpus_total", labels, total, "\n");
       absl::StrAppend(&pused, "schedemu_partition_gpus_used", labels, used, "\n");
     }
@@ -393,8 +391,8 @@ std::string WorldMetrics(const World& w) {
   help("schedemu_oldest_pending_age_seconds", "gauge",
        "Virtual seconds the oldest pending job of a queue has waited.");
   for (const auto& [k, since] : oldest_pending) {
-    absl::StrAppend(&out, "schedemu_oldest_pending_age_seconds{dialect=\"", k.first,
-                    "\",queue=\"", PromEscape(k.second), "\"} ",
+    absl::StrAppend(&out, "schedemu_oldest_pending_age_seconds{dialect=\"", k.first, "\",queue=\"",
+                    PromEscape(k.second), "\"} ",
                     absl::StrFormat("%.3f", static_cast<double>(w.now() - since) / 1000.0), "\n");
   }
   const auto& c = w.counters();

@@ -60,8 +60,8 @@ absl::StatusOr<json> ParseJsonText(std::string_view text, std::string_view prefi
     // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 2: syntax ..."
     size_t colon = what.find(": ");
     std::string why = colon == std::string::npos ? what : what.substr(colon + 2);
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(prefix), "line ", line, ", column ", column, ": invalid JSON: ", why));
+    return absl::InvalidArgumentError(absl::StrCat(std::string(prefix), "line ", line, ", column ",
+                                                   column, ": invalid JSON: ", why));
   }
 }
 

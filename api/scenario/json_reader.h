@@ -61,8 +61,8 @@ class JsonObjectReader {
   std::string StringOr(std::string_view key, std::string dflt) {
     return String(key).value_or(std::move(dflt));
   }
-  std::optional<int64_t> Int(std::string_view key, bool required = false,
-                             int64_t min = INT64_MIN, int64_t max = INT64_MAX);
+  std::optional<int64_t> Int(std::string_view key, bool required = false, int64_t min = INT64_MIN,
+                             int64_t max = INT64_MAX);
   std::optional<double> Number(std::string_view key, bool required = false);
   std::optional<bool> Bool(std::string_view key, bool required = false);
   std::optional<std::vector<std::string>> StringArray(std::string_view key, bool required = false);

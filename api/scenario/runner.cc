@@ -30,9 +30,9 @@ std::string Offset(TimeMs ms) {
   int64_t s = ms / 1000, rem = ms % 1000;
   int64_t d = s / 86400;
   s %= 86400;
-  std::string out = absl::StrFormat("%s%s%02d:%02d:%02d", neg ? "-" : "+",
-                                    d > 0 ? absl::StrCat(d, "d") : "", s / 3600, (s / 60) % 60,
-                                    s % 60);
+  std::string out =
+      absl::StrFormat("%s%s%02d:%02d:%02d", neg ? "-" : "+", d > 0 ? absl::StrCat(d, "d") : "",
+                      s / 3600, (s / 60) % 60, s % 60);
   if (rem != 0) absl::StrAppendFormat(&out, ".%03d", rem);
   return out;
 }
@@ -86,8 +86,9 @@ class Runner {
     if (options_.until) {
       AdvanceTo(*options_.until);
     } else {
-      HttpResponse r = Control("POST", "clock/run-until-idle",
-                               json{{"max_seconds", static_cast<double>(options_.idle_cap) / 1000}});
+      HttpResponse r =
+          Control("POST", "clock/run-until-idle",
+                  json{{"max_seconds", static_cast<double>(options_.idle_cap) / 1000}});
       if (r.status != 200) ActionFailed("run-until-idle", r);
       PrintNewEvents();
     }
@@ -100,8 +101,11 @@ class Runner {
     std::string start = FormatRfc3339(start_);
     uint64_t seed = emu_->WithWorld([](World& w) { return w.config().seed; });
     if (Json()) {
-      OJson h{{"type", "scenario"},       {"name", scenario_.name}, {"seed", seed},
-              {"start", start},           {"steps", scenario_.timeline.size()}};
+      OJson h{{"type", "scenario"},
+              {"name", scenario_.name},
+              {"seed", seed},
+              {"start", start},
+              {"steps", scenario_.timeline.size()}};
       out_ << h.dump() << "\n";
     } else {
       out_ << "scenario " << (scenario_.name.empty() ? "(unnamed)" : scenario_.name) << "  seed "
@@ -162,8 +166,8 @@ class Runner {
     TimeMs now = emu_->WithWorld([](World& w) { return w.now(); });
     TimeMs target = start_ + offset;
     if (target > now) {
-      HttpResponse r = Control("POST", "clock/set",
-                               json{{"time", static_cast<double>(target) / 1000.0}});
+      HttpResponse r =
+          Control("POST", "clock/set", json{{"time", static_cast<double>(target) / 1000.0}});
       if (r.status != 200) ActionFailed("clock/set", r);
     }
     PrintNewEvents();
@@ -212,10 +216,9 @@ class Runner {
                                                     {"x-api-key", ws->api_key}};
       if (!ws->service_accounts.empty()) {
         const auto& sa = ws->service_accounts.front();
-        HttpResponse auth =
-            api_->Call("POST", "/public/v2/service_auth", {},
-                       Compact(json{{"client_id", sa.client_id},
-                                    {"client_secret", sa.client_secret}}));
+        HttpResponse auth = api_->Call(
+            "POST", "/public/v2/service_auth", {},
+            Compact(json{{"client_id", sa.client_id}, {"client_secret", sa.client_secret}}));
         json body = json::parse(auth.body, nullptr, false);
         if (auth.status == 200 && body.is_object() && body.contains("token")) {
           headers["authorization"] =
@@ -316,15 +319,15 @@ class Runner {
     } else if (step.kind == "node") {
       json body = json::object();
       if (a.contains("reason")) body["reason"] = a["reason"];
-      ControlStep(step, absl::StrCat("node ", a["state"].get<std::string>()), a["name"], "POST",
-                  absl::StrCat("nodes/", a["name"].get<std::string>(), "/",
-                               a["state"].get<std::string>()),
-                  body);
+      ControlStep(
+          step, absl::StrCat("node ", a["state"].get<std::string>()), a["name"], "POST",
+          absl::StrCat("nodes/", a["name"].get<std::string>(), "/", a["state"].get<std::string>()),
+          body);
     } else if (step.kind == "add_node") {
       std::string to = a["to"];
-      bool is_alloc = std::any_of(scenario_.world.allocations.begin(),
-                                  scenario_.world.allocations.end(),
-                                  [&](const AllocationConfig& c) { return c.name == to; });
+      bool is_alloc =
+          std::any_of(scenario_.world.allocations.begin(), scenario_.world.allocations.end(),
+                      [&](const AllocationConfig& c) { return c.name == to; });
       ControlStep(step, "node add", a["name"], "POST", "nodes",
                   json{{"name", a["name"]}, {is_alloc ? "allocation" : "cluster", to}});
     } else if (step.kind == "remove_node") {
@@ -410,9 +413,9 @@ class Runner {
         std::string name = a["allocation"];
         subject = name;
         int i = w.FindAllocationByName(name);
-        checks.push_back({"gpus_used", absl::StrCat(a["gpus_used"].get<int64_t>()),
-                          i < 0 ? "(unknown allocation)"
-                                : absl::StrCat(w.UsedGpus(w.allocations()[i]))});
+        checks.push_back(
+            {"gpus_used", absl::StrCat(a["gpus_used"].get<int64_t>()),
+             i < 0 ? "(unknown allocation)" : absl::StrCat(w.UsedGpus(w.allocations()[i]))});
       } else if (a.contains("partition")) {
         std::string part = a["partition"];
         int ci = 0;
@@ -423,18 +426,19 @@ class Runner {
             if (w.clusters()[i].config.name == c) ci = static_cast<int>(i);
           }
         }
-        int pi = ci >= 0 && ci < static_cast<int>(w.clusters().size()) ? w.FindPartition(ci, part)
-                                                                          : -1;
+        int pi =
+            ci >= 0 && ci < static_cast<int>(w.clusters().size()) ? w.FindPartition(ci, part) : -1;
         subject = absl::StrCat("partition ", part);
-        checks.push_back({"gpus_used", absl::StrCat(a["gpus_used"].get<int64_t>()),
-                          pi < 0 ? "(unknown partition)"
-                                 : absl::StrCat(control::PartitionGpusUsed(w, ci, pi))});
+        checks.push_back(
+            {"gpus_used", absl::StrCat(a["gpus_used"].get<int64_t>()),
+             pi < 0 ? "(unknown partition)" : absl::StrCat(control::PartitionGpusUsed(w, ci, pi))});
       } else if (a.contains("node")) {
         std::string name = a["node"];
         subject = name;
         int n = w.FindNode(name);
-        checks.push_back({"state", a["state"],
-                          n < 0 ? "(unknown node)" : std::string(NodeStateName(w.nodes()[n].state))});
+        checks.push_back(
+            {"state", a["state"],
+             n < 0 ? "(unknown node)" : std::string(NodeStateName(w.nodes()[n].state))});
       }
     });
     bool ok = error.empty();
@@ -445,8 +449,8 @@ class Runner {
       ok = ok && pass;
       parts.push_back(pass ? absl::StrCat(c.field, "=", c.got)
                            : absl::StrCat(c.field, "=", c.got, " (expected ", c.want, ")"));
-      results.push_back(OJson{{"field", c.field}, {"expected", c.want}, {"actual", c.got},
-                              {"ok", pass}});
+      results.push_back(
+          OJson{{"field", c.field}, {"expected", c.want}, {"actual", c.got}, {"ok", pass}});
     }
     ++expectations_;
     if (!ok) ++failed_expectations_;
@@ -549,8 +553,7 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       } else if (a == "--seed" && has_value) {
         uint64_t seed = 0;
         if (!absl::SimpleAtoi(value, &seed)) {
-          err << "schedemu: run: --seed: expected a non-negative integer, got '" << value
-              << "'\n";
+          err << "schedemu: run: --seed: expected a non-negative integer, got '" << value << "'\n";
           return 2;
         }
         options.seed = seed;

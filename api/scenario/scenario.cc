@@ -235,7 +235,8 @@ class ScenarioReader {
     ws.allocations = r.StringArray("allocations").value_or(std::vector<std::string>{});
     for (const auto& a : ws.allocations) {
       if (r.ok() && !allocation_names_.contains(a)) {
-        r.Fail("allocations", absl::StrCat("unknown allocation \"", a, "\" (not in $.allocations)"));
+        r.Fail("allocations",
+               absl::StrCat("unknown allocation \"", a, "\" (not in $.allocations)"));
       }
     }
     ws.shared_cluster_regions =
@@ -343,9 +344,10 @@ class ScenarioReader {
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
     r.Finish();
-    if (r.ok() && !cluster_names_.insert(absl::StrCat("projects/", c.project, "/locations/", c.location,
-                                                  "/modelDevelopmentClusters/", c.name))
-                         .second) {
+    if (r.ok() && !cluster_names_
+                       .insert(absl::StrCat("projects/", c.project, "/locations/", c.location,
+                                            "/modelDevelopmentClusters/", c.name))
+                       .second) {
       r.Fail("name", "duplicate cluster");
     }
     w.clusters.push_back(std::move(c));
@@ -397,7 +399,8 @@ class ScenarioReader {
     for (size_t i = 0; i < w.principals.size(); ++i) {
       bool user_known = false;
       for (const auto& c : w.clusters) {
-        for (const auto& u : c.users) user_known = user_known || u.name == w.principals[i].linux_user;
+        for (const auto& u : c.users)
+          user_known = user_known || u.name == w.principals[i].linux_user;
       }
       if (!user_known && !w.clusters.empty()) {
         errors_->Fail(JsonPathKey(JsonPathIndex("$.principals", i), "linux_user"),
@@ -431,14 +434,17 @@ std::optional<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
                                                             : expr.substr(close + 1));
   if (!rest) return std::nullopt;
   std::vector<std::string> middles;
-  for (absl::string_view part_a : absl::StrSplit(absl::string_view(body.data(), body.size()), ',')) {
+  for (absl::string_view part_a :
+       absl::StrSplit(absl::string_view(body.data(), body.size()), ',')) {
     std::string_view part(part_a.data(), part_a.size());
     size_t dash = part.find('-');
     std::string_view lo = part.substr(0, dash);
     std::string_view hi = dash == std::string_view::npos ? part : part.substr(dash + 1);
     if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9) return std::nullopt;
-    for (char ch : lo) if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
-    for (char ch : hi) if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    for (char ch : lo)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    for (char ch : hi)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
     int a = std::stoi(std::string(lo)), b = std::stoi(std::string(hi));
     if (b < a || b - a > 100000) return std::nullopt;
     size_t width = lo.size() > 1 && lo[0] == '0' ? lo.size() : 0;
@@ -505,7 +511,8 @@ json BehaviourRuleToJson(const BehaviourRule& rule) {
   if (!rule.selector.tenant.empty()) match["tenant"] = rule.selector.tenant;
   if (!rule.selector.queue.empty()) match["queue"] = rule.selector.queue;
   if (!rule.selector.name_pattern.empty()) match["name_pattern"] = rule.selector.name_pattern;
-  return json{{"id", rule.id}, {"match", match}, {"behaviour", BehaviourSpecToJson(rule.behaviour)}};
+  return json{
+      {"id", rule.id}, {"match", match}, {"behaviour", BehaviourSpecToJson(rule.behaviour)}};
 }
 
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view file_name) {

@@ -13,7 +13,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kActionKeys[] = {
-    "submit", "node",  "add_node",    "remove_node",    "gpus",
+    "submit",     "node",  "add_node",    "remove_node",    "gpus",
     "job_action", "fault", "clock_speed", "behaviour_rule", "expect"};
 
 bool HasAllocation(const WorldConfig& w, std::string_view name) {
@@ -57,16 +57,17 @@ void ValidateSubmit(JsonObjectReader& r, const WorldConfig& w) {
   CheckAlias(r, "as", false);
   if (*dialect == "cloudru") {
     auto ws = r.String("workspace", true);
-    if (ws && std::none_of(w.workspaces.begin(), w.workspaces.end(),
-                           [&](const WorkspaceConfig& c) { return c.name == *ws || c.id == *ws; })) {
+    if (ws && std::none_of(w.workspaces.begin(), w.workspaces.end(), [&](const WorkspaceConfig& c) {
+          return c.name == *ws || c.id == *ws;
+        })) {
       r.Fail("workspace", absl::StrCat("unknown workspace \"", *ws, "\" (name or id)"));
     }
   } else if (*dialect == "slurm") {
     auto user = r.String("user", true);
-    if (user && std::none_of(w.principals.begin(), w.principals.end(),
-                             [&](const PrincipalConfig& p) {
-                               return p.linux_user == *user && !p.token.empty();
-                             })) {
+    if (user &&
+        std::none_of(w.principals.begin(), w.principals.end(), [&](const PrincipalConfig& p) {
+          return p.linux_user == *user && !p.token.empty();
+        })) {
       r.Fail("user", absl::StrCat("no principal with a token maps to Linux user \"", *user, "\""));
     }
     if (auto c = r.String("cluster")) {
@@ -164,8 +165,7 @@ void ValidateAction(const std::string& kind, const json& value, const std::strin
   } else if (kind == "job_action") {
     CheckAlias(r, "job", true);
     auto a = r.String("action", true);
-    if (a && *a != "preempt" && *a != "fail" && *a != "finish" && *a != "hold" &&
-        *a != "release") {
+    if (a && *a != "preempt" && *a != "fail" && *a != "finish" && *a != "hold" && *a != "release") {
       r.Fail("action", "expected one of preempt, fail, finish, hold, release");
     }
     r.Int("exit_code", false, 0, 255);
@@ -195,8 +195,8 @@ absl::StatusOr<ParsedStep> ParseTimelineStep(const json& step, const std::string
     for (std::string_view k : kActionKeys) {
       if (!r.Has(k) || !r.ok()) continue;
       if (!out.kind.empty()) {
-        r.Fail(k, absl::StrCat("a step has exactly one action; this one also has \"", out.kind,
-                               "\""));
+        r.Fail(k,
+               absl::StrCat("a step has exactly one action; this one also has \"", out.kind, "\""));
         break;
       }
       out.kind = std::string(k);
@@ -217,7 +217,8 @@ absl::StatusOr<ParsedStep> ParseTimelineStep(const json& step, const std::string
     r.Finish();
     if (errors.ok()) ValidateAction(out.kind, out.action, r.Path(out.kind), world, &errors);
   }
-  if (!errors.ok()) return absl::InvalidArgumentError(absl::StrCat(errors.path(), ": ", errors.why()));
+  if (!errors.ok())
+    return absl::InvalidArgumentError(absl::StrCat(errors.path(), ": ", errors.why()));
   return out;
 }
 

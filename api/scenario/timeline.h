@@ -16,8 +16,8 @@
 namespace schedemu::api {
 
 struct ParsedStep {
-  TimeMs at = 0;     // offset from the scenario start
-  std::string kind;  // the action key
+  TimeMs at = 0;          // offset from the scenario start
+  std::string kind;       // the action key
   nlohmann::json action;  // its value
   std::string note;
   std::string path;  // "$.timeline[3]"

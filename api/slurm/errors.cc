@@ -121,8 +121,7 @@ SlurmError ErrorJobOrJobsRequired() {
           "Specifing either \"job\" or \"jobs\" fields are required to submit job", "_job_post"};
 }
 SlurmError ErrorExpectedDictionary(std::string_view source) {
-  return {kEslurmDataExpectedDict, "Rejecting request. Expected dictionary.",
-          std::string(source)};
+  return {kEslurmDataExpectedDict, "Rejecting request. Expected dictionary.", std::string(source)};
 }
 SlurmError ErrorBatchScriptEmpty() {
   return {kEslurmJobScriptMissing, "Batch job script empty or missing", "script"};
@@ -148,8 +147,7 @@ SlurmError ErrorJobIdParse(std::string_view raw) {
           "op_handler_job"};
 }
 SlurmError ErrorInvalidSignal(std::string_view raw) {
-  return {kEslurmDataConvFailed, absl::StrCat("Unable to parse signal: ", AV(raw)),
-          "#/signal"};
+  return {kEslurmDataConvFailed, absl::StrCat("Unable to parse signal: ", AV(raw)), "#/signal"};
 }
 SlurmError ErrorInvalidKillFlag(std::string_view raw) {
   return {kEslurmDataConvFailed, absl::StrCat("Unknown flag \"", AV(raw), "\""), "#/flags"};
@@ -175,13 +173,13 @@ SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_t
           std::string(source)};
 }
 SlurmWarning WarningExpectedArrayGotObject(std::string_view source) {
-  return {"Expected OpenAPI type=array (Slurm type=list) but got OpenAPI type=object (Slurm "
-          "type=dictionary)",
-          std::string(source)};
+  return {
+      "Expected OpenAPI type=array (Slurm type=list) but got OpenAPI type=object (Slurm "
+      "type=dictionary)",
+      std::string(source)};
 }
 SlurmWarning WarningNoJobChanges(int64_t update_time) {
-  return {absl::StrFormat("No job changes since update_time[%d]", update_time),
-          "_op_handler_jobs"};
+  return {absl::StrFormat("No job changes since update_time[%d]", update_time), "_op_handler_jobs"};
 }
 SlurmWarning WarningSlurmdbFoundNothing() {
   return {"slurmdb_jobs_get(0x5620c8d3a1c0) found nothing", "_dump_jobs"};

@@ -57,23 +57,23 @@ struct SlurmWarning {
 };
 
 // ---- POST job/submit (jobs.c _job_post) ----
-SlurmError ErrorEmptyQueryForJob();         // 422
-SlurmError ErrorScriptFieldRequired();      // 422
-SlurmError ErrorJobAndJobsBoth();           // 422
-SlurmError ErrorJobOrJobsRequired();        // 422
+SlurmError ErrorEmptyQueryForJob();                           // 422
+SlurmError ErrorScriptFieldRequired();                        // 422
+SlurmError ErrorJobAndJobsBoth();                             // 422
+SlurmError ErrorJobOrJobsRequired();                          // 422
 SlurmError ErrorExpectedDictionary(std::string_view source);  // 9209 -> 500
-SlurmError ErrorBatchScriptEmpty();         // 2009 -> 500
+SlurmError ErrorBatchScriptEmpty();                           // 2009 -> 500
 // slurmctld rejected the job: "Batch job submission failed", source slurm_submit_batch_job().
 SlurmError ErrorBatchSubmissionFailed(int error_number);
 // A value the data parser cannot convert (9202 -> 500), source is the JSON pointer of the field.
 SlurmError ErrorConversionFailed(std::string_view description, std::string_view source);
 
 // ---- GET job/{id}, DELETE job/{id} ----
-SlurmError ErrorUnableToQueryJob(int64_t job_id);        // 2017 -> 404
-SlurmError ErrorInvalidJobIdRejected(std::string_view raw);  // 2017 -> 404
-SlurmError ErrorJobIdParse(std::string_view raw);         // 9000 -> 422
-SlurmError ErrorInvalidSignal(std::string_view raw);      // 9202 -> 500
-SlurmError ErrorInvalidKillFlag(std::string_view raw);    // 9202 -> 500
+SlurmError ErrorUnableToQueryJob(int64_t job_id);                                    // 2017 -> 404
+SlurmError ErrorInvalidJobIdRejected(std::string_view raw);                          // 2017 -> 404
+SlurmError ErrorJobIdParse(std::string_view raw);                                    // 9000 -> 422
+SlurmError ErrorInvalidSignal(std::string_view raw);                                 // 9202 -> 500
+SlurmError ErrorInvalidKillFlag(std::string_view raw);                               // 9202 -> 500
 SlurmError ErrorInvalidQueryParameter(std::string_view name, std::string_view raw);  // 9202
 
 // ---- nodes / partitions ----

@@ -326,9 +326,9 @@ SlurmResponse CancelJob(const Call& call, std::string_view raw_id) {
     if (signal < 0) reply.errors.push_back(ErrorInvalidSignal(*s));
   }
   static const std::set<std::string, std::less<>> kKillFlags = {
-      "BATCH_JOB", "ARRAY_TASK", "FULL_STEPS_ONLY", "FULL_JOB", "FEDERATION_REQUEUE", "HURRY",
-      "OUT_OF_MEMORY", "NO_SIBLING_JOBS", "RESERVATION_JOB", "VERBOSE", "CRON_JOBS",
-      "WARNING_SENT"};
+      "BATCH_JOB",          "ARRAY_TASK", "FULL_STEPS_ONLY", "FULL_JOB",
+      "FEDERATION_REQUEUE", "HURRY",      "OUT_OF_MEMORY",   "NO_SIBLING_JOBS",
+      "RESERVATION_JOB",    "VERBOSE",    "CRON_JOBS",       "WARNING_SENT"};
   for (std::string_view f : [&] {
          std::vector<std::string_view> all;
          for (const auto& [k, v] : call.query) {
@@ -388,9 +388,9 @@ SlurmResponse CancelJob(const Call& call, std::string_view raw_id) {
 // ---------------------------------------------------------------------------------------------
 bool StateMatches(const json& current, const std::set<std::string>& wanted) {
   static const std::map<std::string, std::string> kShort = {
-      {"PD", "PENDING"},  {"R", "RUNNING"},  {"CD", "COMPLETED"}, {"CA", "CANCELLED"},
-      {"F", "FAILED"},    {"TO", "TIMEOUT"}, {"NF", "NODE_FAIL"}, {"PR", "PREEMPTED"},
-      {"CG", "COMPLETING"}, {"RQ", "REQUEUED"}, {"S", "SUSPENDED"}, {"OOM", "OUT_OF_MEMORY"}};
+      {"PD", "PENDING"},    {"R", "RUNNING"},   {"CD", "COMPLETED"}, {"CA", "CANCELLED"},
+      {"F", "FAILED"},      {"TO", "TIMEOUT"},  {"NF", "NODE_FAIL"}, {"PR", "PREEMPTED"},
+      {"CG", "COMPLETING"}, {"RQ", "REQUEUED"}, {"S", "SUSPENDED"},  {"OOM", "OUT_OF_MEMORY"}};
   for (const json& s : current) {
     for (const std::string& want : wanted) {
       auto it = kShort.find(want);
@@ -416,14 +416,40 @@ SlurmResponse GetDbJobs(const Call& call, std::optional<std::string_view> raw_id
       out->insert(upper ? absl::AsciiStrToUpper(p) : std::string(p));
     }
   };
-  static const std::set<std::string, std::less<>> kKnownParams = {
-      "account", "association", "cluster", "constraints", "scheduler_unset", "scheduled_on_submit",
-      "scheduled_by_main", "scheduled_by_backfill", "job_started", "exit_code", "show_duplicates",
-      "skip_steps", "disable_truncate_usage_time", "whole_hetjob", "disable_whole_hetjob",
-      "disable_wait_for_result", "usage_time_as_submit_time", "show_batch_script",
-      "show_job_environment", "format", "groups", "job_name", "partition", "qos", "reason",
-      "reservation", "reservation_id", "state", "step", "end_time", "start_time", "node",
-      "users", "wckey"};
+  static const std::set<std::string, std::less<>> kKnownParams = {"account",
+                                                                  "association",
+                                                                  "cluster",
+                                                                  "constraints",
+                                                                  "scheduler_unset",
+                                                                  "scheduled_on_submit",
+                                                                  "scheduled_by_main",
+                                                                  "scheduled_by_backfill",
+                                                                  "job_started",
+                                                                  "exit_code",
+                                                                  "show_duplicates",
+                                                                  "skip_steps",
+                                                                  "disable_truncate_usage_time",
+                                                                  "whole_hetjob",
+                                                                  "disable_whole_hetjob",
+                                                                  "disable_wait_for_result",
+                                                                  "usage_time_as_submit_time",
+                                                                  "show_batch_script",
+                                                                  "show_job_environment",
+                                                                  "format",
+                                                                  "groups",
+                                                                  "job_name",
+                                                                  "partition",
+                                                                  "qos",
+                                                                  "reason",
+                                                                  "reservation",
+                                                                  "reservation_id",
+                                                                  "state",
+                                                                  "step",
+                                                                  "end_time",
+                                                                  "start_time",
+                                                                  "node",
+                                                                  "users",
+                                                                  "wckey"};
   for (const auto& [k, v] : call.query) {
     if (k == "users") {
       csv(v, &users, false);
@@ -443,8 +469,8 @@ SlurmResponse GetDbJobs(const Call& call, std::optional<std::string_view> raw_id
         (k == "start_time" ? start_time : end_time) = t;
       }
     } else if (kKnownParams.count(k) == 0) {
-      reply.warnings.push_back(WarningUnknownField(k, "string", "JOB_CONDITION",
-                                                   absl::StrCat("#/", k)));
+      reply.warnings.push_back(
+          WarningUnknownField(k, "string", "JOB_CONDITION", absl::StrCat("#/", k)));
     }
   }
   std::string cluster_name;

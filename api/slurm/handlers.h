@@ -13,8 +13,8 @@
 namespace schedemu::api::slurm {
 
 struct SlurmRequest {
-  std::string method;  // "GET" | "POST" | "DELETE" | anything else -> 405 text
-  std::string target;  // "/slurm/v0.0.42/job/7?signal=SIGTERM" (query optional)
+  std::string method;               // "GET" | "POST" | "DELETE" | anything else -> 405 text
+  std::string target;               // "/slurm/v0.0.42/job/7?signal=SIGTERM" (query optional)
   std::optional<std::string> body;  // raw body text; nullopt = no body
   std::string user;                 // authenticated Linux user the request acts as
   std::string cluster;              // cluster resource name; "" = the world's first cluster

@@ -68,8 +68,7 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
   if (!req.body.empty()) sreq.body = req.body;
   sreq.user = std::string(*user);
   sreq.cluster = cluster;
-  sreq.client_source =
-      absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
+  sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
   return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
 }
 

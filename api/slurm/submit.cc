@@ -6,8 +6,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/slurm/absl_compat.h"
 #include "absl/strings/str_split.h"
+#include "api/slurm/absl_compat.h"
 
 namespace schedemu::api::slurm {
 
@@ -17,30 +17,121 @@ namespace {
 
 // Every property of v0.0.42_job_desc_msg (others draw an "Ignoring unknown field" warning).
 const std::set<std::string, std::less<>>& KnownJobDescFields() {
-  static const std::set<std::string, std::less<>> k = {
-      "account", "account_gather_frequency", "admin_comment", "allocation_node_list",
-      "allocation_node_port", "argv", "array", "batch_features", "begin_time", "flags",
-      "burst_buffer", "clusters", "cluster_constraint", "comment", "contiguous", "container",
-      "container_id", "core_specification", "thread_specification", "cpu_binding",
-      "cpu_binding_flags", "cpu_frequency", "cpus_per_tres", "crontab", "deadline", "delay_boot",
-      "dependency", "end_time", "environment", "rlimits", "excluded_nodes", "extra",
-      "constraints", "group_id", "hetjob_group", "immediate", "job_id", "kill_on_node_fail",
-      "licenses", "mail_type", "mail_user", "mcs_label", "memory_binding",
-      "memory_binding_type", "memory_per_tres", "name", "network", "nice", "tasks",
-      "oom_kill_step", "open_mode", "reserve_ports", "overcommit", "partition",
-      "distribution_plane_size", "power_flags", "prefer", "hold", "priority", "profile", "qos",
-      "reboot", "required_nodes", "requeue", "reservation", "script", "shared", "site_factor",
-      "spank_environment", "distribution", "time_limit", "time_minimum", "tres_bind",
-      "tres_freq", "tres_per_job", "tres_per_node", "tres_per_socket", "tres_per_task",
-      "user_id", "wait_all_nodes", "kill_warning_flags", "kill_warning_signal",
-      "kill_warning_delay", "current_working_directory", "cpus_per_task", "minimum_cpus",
-      "maximum_cpus", "nodes", "minimum_nodes", "maximum_nodes", "minimum_boards_per_node",
-      "minimum_sockets_per_board", "sockets_per_node", "threads_per_core", "tasks_per_node",
-      "tasks_per_socket", "tasks_per_core", "tasks_per_board", "ntasks_per_tres",
-      "minimum_cpus_per_node", "memory_per_cpu", "memory_per_node", "temporary_disk_per_node",
-      "selinux_context", "required_switches", "segment_size", "standard_error", "standard_input",
-      "standard_output", "wait_for_switch", "wckey", "x11", "x11_magic_cookie",
-      "x11_target_host", "x11_target_port"};
+  static const std::set<std::string, std::less<>> k = {"account",
+                                                       "account_gather_frequency",
+                                                       "admin_comment",
+                                                       "allocation_node_list",
+                                                       "allocation_node_port",
+                                                       "argv",
+                                                       "array",
+                                                       "batch_features",
+                                                       "begin_time",
+                                                       "flags",
+                                                       "burst_buffer",
+                                                       "clusters",
+                                                       "cluster_constraint",
+                                                       "comment",
+                                                       "contiguous",
+                                                       "container",
+                                                       "container_id",
+                                                       "core_specification",
+                                                       "thread_specification",
+                                                       "cpu_binding",
+                                                       "cpu_binding_flags",
+                                                       "cpu_frequency",
+                                                       "cpus_per_tres",
+                                                       "crontab",
+                                                       "deadline",
+                                                       "delay_boot",
+                                                       "dependency",
+                                                       "end_time",
+                                                       "environment",
+                                                       "rlimits",
+                                                       "excluded_nodes",
+                                                       "extra",
+                                                       "constraints",
+                                                       "group_id",
+                                                       "hetjob_group",
+                                                       "immediate",
+                                                       "job_id",
+                                                       "kill_on_node_fail",
+                                                       "licenses",
+                                                       "mail_type",
+                                                       "mail_user",
+                                                       "mcs_label",
+                                                       "memory_binding",
+                                                       "memory_binding_type",
+                                                       "memory_per_tres",
+                                                       "name",
+                                                       "network",
+                                                       "nice",
+                                                       "tasks",
+                                                       "oom_kill_step",
+                                                       "open_mode",
+                                                       "reserve_ports",
+                                                       "overcommit",
+                                                       "partition",
+                                                       "distribution_plane_size",
+                                                       "power_flags",
+                                                       "prefer",
+                                                       "hold",
+                                                       "priority",
+                                                       "profile",
+                                                       "qos",
+                                                       "reboot",
+                                                       "required_nodes",
+                                                       "requeue",
+                                                       "reservation",
+                                                       "script",
+                                                       "shared",
+                                                       "site_factor",
+                                                       "spank_environment",
+                                                       "distribution",
+                                                       "time_limit",
+                                                       "time_minimum",
+                                                       "tres_bind",
+                                                       "tres_freq",
+                                                       "tres_per_job",
+                                                       "tres_per_node",
+                                                       "tres_per_socket",
+                                                       "tres_per_task",
+                                                       "user_id",
+                                                       "wait_all_nodes",
+                                                       "kill_warning_flags",
+                                                       "kill_warning_signal",
+                                                       "kill_warning_delay",
+                                                       "current_working_directory",
+                                                       "cpus_per_task",
+                                                       "minimum_cpus",
+                                                       "maximum_cpus",
+                                                       "nodes",
+                                                       "minimum_nodes",
+                                                       "maximum_nodes",
+                                                       "minimum_boards_per_node",
+                                                       "minimum_sockets_per_board",
+                                                       "sockets_per_node",
+                                                       "threads_per_core",
+                                                       "tasks_per_node",
+                                                       "tasks_per_socket",
+                                                       "tasks_per_core",
+                                                       "tasks_per_board",
+                                                       "ntasks_per_tres",
+                                                       "minimum_cpus_per_node",
+                                                       "memory_per_cpu",
+                                                       "memory_per_node",
+                                                       "temporary_disk_per_node",
+                                                       "selinux_context",
+                                                       "required_switches",
+                                                       "segment_size",
+                                                       "standard_error",
+                                                       "standard_input",
+                                                       "standard_output",
+                                                       "wait_for_switch",
+                                                       "wckey",
+                                                       "x11",
+                                                       "x11_magic_cookie",
+                                                       "x11_target_host",
+                                                       "x11_target_port"};
   return k;
 }
 
@@ -231,9 +322,8 @@ bool ParseGres(std::string_view text, int* count, std::string* type) {
 void ParseJobDesc(const json& job, ParsedSubmit* out) {
   for (auto it = job.begin(); it != job.end(); ++it) {
     if (KnownJobDescFields().count(it.key()) == 0) {
-      out->warnings.push_back(WarningUnknownField(it.key(), DataTypeName(it.value()),
-                                                  "JOB_DESC_MSG",
-                                                  absl::StrCat("#/job/", it.key())));
+      out->warnings.push_back(WarningUnknownField(
+          it.key(), DataTypeName(it.value()), "JOB_DESC_MSG", absl::StrCat("#/job/", it.key())));
     }
   }
   FieldReader r(job, out);
@@ -245,9 +335,9 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
     std::vector<std::string> parts = absl::StrSplit(*v, ',', absl::SkipEmpty());
     q.partition = parts.empty() ? "" : parts.front();
   }
-  for (const char* key : {"current_working_directory", "standard_output", "standard_error",
-                          "standard_input", "account", "comment", "qos", "tres_per_node",
-                          "tres_per_job"}) {
+  for (const char* key :
+       {"current_working_directory", "standard_output", "standard_error", "standard_input",
+        "account", "comment", "qos", "tres_per_node", "tres_per_job"}) {
     if (auto v = r.String(key)) spec[key] = *v;
   }
   if (auto v = r.String("script")) q.script = *v;
@@ -257,8 +347,8 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
     if (env->is_object()) {
       out->warnings.push_back(WarningExpectedArrayGotObject("#/job/environment/"));
       for (auto it = env->begin(); it != env->end(); ++it) {
-        std::string value = it.value().is_string() ? it.value().get<std::string>()
-                                                   : it.value().dump();
+        std::string value =
+            it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
         q.env.emplace_back(it.key(), value);
       }
     } else if (auto list = r.List("environment")) {
@@ -300,8 +390,7 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   if (tasks) spec["tasks"] = *tasks;
   if (tpn) spec["tasks_per_node"] = *tpn;
   if (cpt) spec["cpus_per_task"] = *cpt;
-  if (auto v = r.NoValNumber("memory_per_node", INT64_MAX / 2);
-      v && *v != FieldReader::kInfinite) {
+  if (auto v = r.NoValNumber("memory_per_node", INT64_MAX / 2); v && *v != FieldReader::kInfinite) {
     spec["memory_per_node"] = *v;
   }
   if (auto v = r.NoValNumber("memory_per_cpu", INT64_MAX / 2); v && *v != FieldReader::kInfinite) {
@@ -409,10 +498,10 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
   const json* job = get("job");
   const json* jobs = get("jobs");
   const json* script = get("script");
-  std::string top_script = script != nullptr && script->is_string() ? script->get<std::string>()
-                                                                    : std::string();
-  const bool job_has_script = job != nullptr && job->is_object() && job->contains("script") &&
-                              !(*job)["script"].is_null();
+  std::string top_script =
+      script != nullptr && script->is_string() ? script->get<std::string>() : std::string();
+  const bool job_has_script =
+      job != nullptr && job->is_object() && job->contains("script") && !(*job)["script"].is_null();
   if (jobs == nullptr && top_script.empty() && !job_has_script) {
     out.error = ErrorScriptFieldRequired();
     return out;

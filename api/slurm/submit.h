@@ -16,10 +16,10 @@
 namespace schedemu::api::slurm {
 
 struct GresRequest {
-  bool any = false;   // a gres/gpu token was given
-  int per_node = 0;   // from tres_per_node
-  int per_job = 0;    // from tres_per_job
-  std::string type;   // optional GPU type ("h100")
+  bool any = false;  // a gres/gpu token was given
+  int per_node = 0;  // from tres_per_node
+  int per_job = 0;   // from tres_per_job
+  std::string type;  // optional GPU type ("h100")
 };
 
 struct ParsedSubmit {

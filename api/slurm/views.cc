@@ -84,14 +84,15 @@ std::string DefaultStdout(const Spec& spec) {
 // Memory (MB) a job asks for per node: explicit, or per-cpu * cpus, or the node's share.
 int64_t MemoryPerNodeMb(const Spec& spec, const Job& job, int64_t node_mem_mb, int node_cpus) {
   if (spec.memory_per_node > 0) return spec.memory_per_node;
-  if (spec.memory_per_cpu > 0) return spec.memory_per_cpu * std::max(1, job.request.cpus_per_worker);
+  if (spec.memory_per_cpu > 0)
+    return spec.memory_per_cpu * std::max(1, job.request.cpus_per_worker);
   if (node_cpus <= 0) return 0;
   return node_mem_mb / node_cpus * std::max(1, job.request.cpus_per_worker);
 }
 
 std::string TresString(int cpus, int64_t mem_mb, int nodes, int gpus) {
   std::string mem = mem_mb % 1024 == 0 && mem_mb > 0 ? absl::StrCat(mem_mb / 1024, "G")
-                                                      : absl::StrCat(mem_mb, "M");
+                                                     : absl::StrCat(mem_mb, "M");
   std::string s = absl::StrCat("cpu=", cpus, ",mem=", mem, ",node=", nodes, ",billing=", cpus);
   if (gpus > 0) absl::StrAppend(&s, ",gres/gpu=", gpus);
   return s;
@@ -105,6 +106,56 @@ json TresList(int cpus, int64_t mem_mb, int nodes, int gpus) {
   l.push_back({{"type", "billing"}, {"name", ""}, {"id", 5}, {"count", cpus}});
   if (gpus > 0) l.push_back({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}});
   return l;
+}
+
+// The "batch" step of a started run, as slurmdbd records it.
+json BatchStep(const Job& job, const JobRun& run, bool last, const std::vector<std::string>& names,
+               int cpus, int64_t mem_mb, int nodes, int gpus, TimeMs start, TimeMs end,
+               int64_t elapsed, int exit_code, int signal) {
+  std::string state;
+  if (end == 0) {
+    state = "RUNNING";
+  } else {
+    JobState s = last && IsTerminal(job.state) ? job.state : run.end_state;
+    if (s == JobState::kPreempted || s == JobState::kPending) s = JobState::kCancelled;
+    state = std::string(SlurmBaseState(s));
+  }
+  const std::string first = names.empty() ? "" : names.front();
+  json zero_time = {{"seconds", 0}, {"microseconds", 0}};
+  return {
+      {"time",
+       {{"elapsed", elapsed},
+        {"end", NoValTime(end)},
+        {"start", NoValTime(start)},
+        {"suspended", 0},
+        {"system", zero_time},
+        {"total", zero_time},
+        {"user", zero_time}}},
+      {"exit_code", ExitCodeVerbose(exit_code, signal)},
+      {"nodes", {{"count", 1}, {"range", first}, {"list", json::array({first})}}},
+      {"tasks", {{"count", 1}}},
+      {"pid", ""},
+      {"CPU",
+       {{"requested_frequency", {{"min", NoValUnset()}, {"max", NoValUnset()}}}, {"governor", ""}}},
+      {"kill_request_user", ""},
+      {"state", json::array({state})},
+      {"statistics", {{"CPU", {{"actual_frequency", 0}}}, {"energy", {{"consumed", NoVal(0)}}}}},
+      {"step", {{"id", absl::StrCat(job.slurm_job_id, ".batch")}, {"name", "batch"}}},
+      {"task", {{"distribution", "Cyclic"}}},
+      {"tres",
+       {{"requested",
+         {{"max", json::array()},
+          {"min", json::array()},
+          {"average", json::array()},
+          {"total", json::array()}}},
+        {"consumed",
+         {{"max", json::array()},
+          {"min", json::array()},
+          {"average", json::array()},
+          {"total", json::array()}}},
+        {"allocated", TresList(cpus / std::max(1, nodes), mem_mb / std::max(1, nodes), 1,
+                               gpus / std::max(1, nodes))}}},
+  };
 }
 
 struct ClusterRefs {
@@ -192,8 +243,8 @@ std::string_view SlurmBaseState(JobState s) {
 
 json JobStateArray(const Job& job) {
   if (job.state == JobState::kCompleting) {
-    JobState after = job.after_completing == JobState::kCompleting ? JobState::kCompleted
-                                                                   : job.after_completing;
+    JobState after =
+        job.after_completing == JobState::kCompleting ? JobState::kCompleted : job.after_completing;
     return json::array({Base(SlurmBaseState(after)), "COMPLETING"});
   }
   return json::array({Base(SlurmBaseState(job.state))});
@@ -201,11 +252,11 @@ json JobStateArray(const Job& job) {
 
 std::string SignalName(int signal) {
   static const std::map<int, std::string> kNames = {
-      {1, "HUP"},   {2, "INT"},   {3, "QUIT"},  {4, "ILL"},   {5, "TRAP"},  {6, "ABRT"},
-      {7, "BUS"},   {8, "FPE"},   {9, "KILL"},  {10, "USR1"}, {11, "SEGV"}, {12, "USR2"},
-      {13, "PIPE"}, {14, "ALRM"}, {15, "TERM"}, {17, "CHLD"}, {18, "CONT"}, {19, "STOP"},
-      {20, "TSTP"}, {21, "TTIN"}, {22, "TTOU"}, {23, "URG"},  {24, "XCPU"}, {25, "XFSZ"},
-      {26, "VTALRM"}, {27, "PROF"}, {28, "WINCH"}, {30, "PWR"}, {31, "SYS"}};
+      {1, "HUP"},     {2, "INT"},   {3, "QUIT"},   {4, "ILL"},   {5, "TRAP"},  {6, "ABRT"},
+      {7, "BUS"},     {8, "FPE"},   {9, "KILL"},   {10, "USR1"}, {11, "SEGV"}, {12, "USR2"},
+      {13, "PIPE"},   {14, "ALRM"}, {15, "TERM"},  {17, "CHLD"}, {18, "CONT"}, {19, "STOP"},
+      {20, "TSTP"},   {21, "TTIN"}, {22, "TTOU"},  {23, "URG"},  {24, "XCPU"}, {25, "XFSZ"},
+      {26, "VTALRM"}, {27, "PROF"}, {28, "WINCH"}, {30, "PWR"},  {31, "SYS"}};
   auto it = kNames.find(signal);
   return it == kNames.end() ? "" : it->second;
 }
@@ -226,15 +277,15 @@ json ExitCodeVerbose(int exit_code, int signal) {
   json signal_obj = {{"id", NoValUnset()}, {"name", ""}};
   if (signal > 0) {
     signal_obj = {{"id", NoVal(signal)}, {"name", SignalName(signal)}};
-    return {{"status", json::array({"SIGNALED"})}, {"return_code", NoVal(0)},
-            {"signal", signal_obj}};
+    return {
+        {"status", json::array({"SIGNALED"})}, {"return_code", NoVal(0)}, {"signal", signal_obj}};
   }
   if (exit_code != 0) {
-    return {{"status", json::array({"ERROR"})}, {"return_code", NoVal(exit_code)},
+    return {{"status", json::array({"ERROR"})},
+            {"return_code", NoVal(exit_code)},
             {"signal", signal_obj}};
   }
-  return {{"status", json::array({"SUCCESS"})}, {"return_code", NoVal(0)},
-          {"signal", signal_obj}};
+  return {{"status", json::array({"SUCCESS"})}, {"return_code", NoVal(0)}, {"signal", signal_obj}};
 }
 
 std::string CompressHostlist(const std::vector<std::string>& names) { return HostList(names); }
@@ -335,8 +386,7 @@ json JobInfoJson(const World& world, const Job& job) {
       !spec.account.empty() ? spec.account : (r.user != nullptr ? r.user->account : "");
   const std::string partition = r.partition != nullptr ? r.partition->config.name : q.partition;
   const std::string cluster_name = r.cluster != nullptr ? r.cluster->config.slurm_cluster_name : "";
-  const bool running_like =
-      job.state == JobState::kRunning || job.state == JobState::kCompleting;
+  const bool running_like = job.state == JobState::kRunning || job.state == JobState::kCompleting;
   std::vector<std::string> node_names = PlacementNodes(world, job.placement);
   if (node_names.empty() && IsTerminal(job.state) && !job.runs.empty()) {
     node_names = PlacementNodes(world, job.CurrentRun().placement);
@@ -363,8 +413,8 @@ json JobInfoJson(const World& world, const Job& job) {
     end = 0;
   } else if (job.state == JobState::kRunning && start > 0) {
     end = job.expected_end != kNever ? job.expected_end
-          : limit == kNever         ? start + FromSeconds(kYearSeconds)
-                                    : start + limit;
+          : limit == kNever          ? start + FromSeconds(kYearSeconds)
+                                     : start + limit;
   }
 
   json job_resources;
@@ -422,9 +472,9 @@ json JobInfoJson(const World& world, const Job& job) {
 
   const std::string stdout_path =
       ExpandStdioPath(DefaultStdout(spec), cwd, job.slurm_job_id, user, name, batch_host);
-  const std::string stderr_path = ExpandStdioPath(
-      spec.stderr_path.empty() ? DefaultStdout(spec) : spec.stderr_path, cwd, job.slurm_job_id,
-      user, name, batch_host);
+  const std::string stderr_path =
+      ExpandStdioPath(spec.stderr_path.empty() ? DefaultStdout(spec) : spec.stderr_path, cwd,
+                      job.slurm_job_id, user, name, batch_host);
   const std::string stdin_path =
       ExpandStdioPath(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path, cwd,
                       job.slurm_job_id, user, name, batch_host);
@@ -457,9 +507,8 @@ json JobInfoJson(const World& world, const Job& job) {
       {"thread_spec", 0},
       {"cores_per_socket", NoValUnset()},
       {"billable_tres", NoValUnset()},
-      {"cpus_per_task", NoVal(cpus_per / std::max<int64_t>(1, spec.tasks_per_node > 0
-                                                                  ? spec.tasks_per_node
-                                                                  : 1))},
+      {"cpus_per_task",
+       NoVal(cpus_per / std::max<int64_t>(1, spec.tasks_per_node > 0 ? spec.tasks_per_node : 1))},
       {"cpu_frequency_minimum", NoValUnset()},
       {"cpu_frequency_maximum", NoValUnset()},
       {"cpu_frequency_governor", NoValUnset()},
@@ -508,8 +557,8 @@ json JobInfoJson(const World& world, const Job& job) {
       {"tasks_per_board", NoVal(0)},
       {"cpus", NoVal(total_cpus)},
       {"node_count", NoVal(workers)},
-      {"tasks", NoVal(spec.tasks > 0 ? spec.tasks
-                                     : workers * std::max<int64_t>(1, spec.tasks_per_node))},
+      {"tasks",
+       NoVal(spec.tasks > 0 ? spec.tasks : workers * std::max<int64_t>(1, spec.tasks_per_node))},
       {"partition", partition},
       {"prefer", ""},
       {"memory_per_cpu", NoValUnset()},
@@ -556,10 +605,9 @@ json JobInfoJson(const World& world, const Job& job) {
       {"tres_per_socket", ""},
       {"tres_per_task", ""},
       {"tres_req_str", TresString(total_cpus, mem_per_node * workers, workers, gpus)},
-      {"tres_alloc_str",
-       running_like || (ended && start > 0)
-           ? TresString(total_cpus, mem_per_node * workers, workers, gpus)
-           : ""},
+      {"tres_alloc_str", running_like || (ended && start > 0)
+                             ? TresString(total_cpus, mem_per_node * workers, workers, gpus)
+                             : ""},
       {"user_id", uid},
       {"user_name", user},
       {"maximum_switch_wait_time", 0},
@@ -634,8 +682,11 @@ std::vector<json> JobDbRecords(const World& world, const Job& job) {
           {"task_id", NoValUnset()},
           {"task", ""}}},
         {"association",
-         {{"account", account}, {"cluster", cluster_name}, {"partition", partition},
-          {"user", user}, {"id", 0}}},
+         {{"account", account},
+          {"cluster", cluster_name},
+          {"partition", partition},
+          {"user", user},
+          {"id", 0}}},
         {"block", ""},
         {"cluster", cluster_name},
         {"constraints", ""},
@@ -687,11 +738,14 @@ std::vector<json> JobDbRecords(const World& world, const Job& job) {
         {"stderr", stderr_raw},
         {"stdin", stdin_raw},
         {"state", {{"current", state}, {"reason", reason}}},
-        {"steps", json::array()},
+        {"steps",
+         started ? json::array({BatchStep(job, run, last, names, total_cpus, mem_per_node * workers,
+                                          workers, gpus, start, end, elapsed, exit_code, signal)})
+                 : json::array()},
         {"submit_line", spec.submit_line},
         {"tres",
-         {{"allocated", started ? TresList(total_cpus, mem_per_node * workers, workers, gpus)
-                                : json::array()},
+         {{"allocated",
+           started ? TresList(total_cpus, mem_per_node * workers, workers, gpus) : json::array()},
           {"requested", TresList(total_cpus, mem_per_node * workers, workers, gpus)}}},
         {"used_gres", ""},
         {"user", user},
@@ -729,16 +783,16 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node)
     }
   }
   std::string gpu_type = node.gpu_model;
-  std::string gres = node.gpus() > 0 ? absl::StrCat("gpu:", gpu_type, ":", node.gpus(), "(S:0-1)")
-                                      : "";
+  std::string gres =
+      node.gpus() > 0 ? absl::StrCat("gpu:", gpu_type, ":", node.gpus(), "(S:0-1)") : "";
   std::string gres_used;
   if (node.gpus() > 0) {
-    gres_used = absl::StrCat("gpu:", gpu_type, ":", used_gpus, "(IDX:",
-                             used_idx.empty() ? "N/A" : IndexRanges(used_idx), ")");
+    gres_used = absl::StrCat("gpu:", gpu_type, ":", used_gpus,
+                             "(IDX:", used_idx.empty() ? "N/A" : IndexRanges(used_idx), ")");
   }
   const int64_t real_memory = node.ram_mb;
-  std::string tres = absl::StrCat("cpu=", node.cpus, ",mem=", real_memory / 1024,
-                                  "G,billing=", node.cpus);
+  std::string tres =
+      absl::StrCat("cpu=", node.cpus, ",mem=", real_memory / 1024, "G,billing=", node.cpus);
   if (node.gpus() > 0) absl::StrAppend(&tres, ",gres/gpu=", node.gpus());
   std::string tres_used;
   if (busy) {
@@ -825,8 +879,8 @@ json PartitionJson(const World& world, const SlurmCluster& cluster, const Partit
     gpus += n.gpus();
     mem += n.ram_mb;
   }
-  std::string tres = absl::StrCat("cpu=", cpus, ",mem=", mem / 1024, "G,node=", names.size(),
-                                  ",billing=", cpus);
+  std::string tres =
+      absl::StrCat("cpu=", cpus, ",mem=", mem / 1024, "G,node=", names.size(), ",billing=", cpus);
   if (gpus > 0) absl::StrAppend(&tres, ",gres/gpu=", gpus);
   const PartitionConfig& c = partition.config;
   return {

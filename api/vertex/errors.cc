@@ -27,8 +27,9 @@ HttpResponse ErrorUnknownEnvelopeField(std::string_view name) {
 }
 HttpResponse ErrorInvalidFieldValue(std::string_view field, std::string_view type_url,
                                     std::string_view value) {
-  return GoogleError(400, "INVALID_ARGUMENT",
-                     absl::StrCat("Invalid value at '", AV(field), "' (", AV(type_url), "), ", AV(value)));
+  return GoogleError(
+      400, "INVALID_ARGUMENT",
+      absl::StrCat("Invalid value at '", AV(field), "' (", AV(type_url), "), ", AV(value)));
 }
 HttpResponse ErrorMethodRequired() {
   return GoogleError(400, "INVALID_ARGUMENT",
@@ -101,9 +102,7 @@ HttpResponse ErrorInvalidJwt(std::string_view why) {
 HttpResponse ErrorAccountNotFound() {
   return OAuthError(400, "invalid_grant", "Invalid grant: account not found");
 }
-HttpResponse ErrorBadRefreshToken() {
-  return OAuthError(400, "invalid_grant", "Bad Request");
-}
+HttpResponse ErrorBadRefreshToken() { return OAuthError(400, "invalid_grant", "Bad Request"); }
 HttpResponse ErrorInvalidTokenRequest(std::string_view why) {
   return OAuthError(400, "invalid_request", why);
 }

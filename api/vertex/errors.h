@@ -15,7 +15,8 @@ namespace schedemu::api::vertex {
 HttpResponse GoogleError(int code, std::string_view status, std::string_view message);
 
 // 400 INVALID_ARGUMENT
-HttpResponse ErrorInvalidJsonPayload(std::string_view detail);  // "Invalid JSON payload received. ..."
+HttpResponse ErrorInvalidJsonPayload(
+    std::string_view detail);  // "Invalid JSON payload received. ..."
 HttpResponse ErrorUnknownEnvelopeField(std::string_view name);
 HttpResponse ErrorInvalidFieldValue(std::string_view field, std::string_view type_url,
                                     std::string_view value);

@@ -112,11 +112,12 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   }
   std::string method;
   if (auto it = env.find("method"); it != env.end() && !it->is_null()) {
-    if (!it->is_string()) return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
+    if (!it->is_string())
+      return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
     const std::string m = it->get<std::string>();
-    static const std::set<std::string> kKnownEnum = {"HTTP_METHOD_UNSPECIFIED", "HTTP_METHOD_GET",
-                                                     "HTTP_METHOD_POST", "HTTP_METHOD_PUT",
-                                                     "HTTP_METHOD_DELETE", "HTTP_METHOD_PATCH"};
+    static const std::set<std::string> kKnownEnum = {
+        "HTTP_METHOD_UNSPECIFIED", "HTTP_METHOD_GET",    "HTTP_METHOD_POST",
+        "HTTP_METHOD_PUT",         "HTTP_METHOD_DELETE", "HTTP_METHOD_PATCH"};
     if (kKnownEnum.count(m) == 0) {
       return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
     }
@@ -141,7 +142,8 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
       return vertex::ErrorInvalidFieldValue("body", kStructTypeUrl, it->dump());
     }
   }
-  if (body && method != "POST") return vertex::ErrorBodyNotAllowed(env["method"].get<std::string>());
+  if (body && method != "POST")
+    return vertex::ErrorBodyNotAllowed(env["method"].get<std::string>());
   if (!body && method == "POST") return vertex::ErrorBodyRequired();
   if (!absl::StartsWith(path, "/slurm/") && !absl::StartsWith(path, "/slurmdb/")) {
     return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
@@ -196,7 +198,10 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
   if (grant == "urn:ietf:params:oauth:grant-type:jwt-bearer") {
     const std::string assertion = form.count("assertion") ? form["assertion"] : "";
     std::vector<std::string> parts = absl::StrSplit(assertion, '.');
-    if (parts.size() != 3) return vertex::ErrorInvalidJwt("Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.");
+    if (parts.size() != 3)
+      return vertex::ErrorInvalidJwt(
+          "Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check "
+          "your iat and exp values in the JWT claim.");
     std::optional<std::string> payload = Base64UrlDecode(parts[1]);
     json claims = payload ? json::parse(*payload, nullptr, false) : json();
     if (!claims.is_object()) return vertex::ErrorInvalidJwt("Payload is not a JSON object.");
@@ -211,7 +216,8 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
     if (email.empty()) return vertex::ErrorInvalidJwt("No iss claim.");
   } else if (grant == "refresh_token") {
     email = form.count("refresh_token") ? form["refresh_token"] : "";
-    if (email.empty()) return vertex::ErrorInvalidTokenRequest("Missing required parameter: refresh_token");
+    if (email.empty())
+      return vertex::ErrorInvalidTokenRequest("Missing required parameter: refresh_token");
   } else {
     return vertex::ErrorUnsupportedGrantType(grant);
   }
@@ -246,9 +252,8 @@ RouteGroup OAuthGroup(Emulator& emu, std::string prefix, std::string pattern) {
   RouteGroup g;
   g.dialect = "oauth";
   g.prefix = std::move(prefix);
-  g.routes.push_back(
-      {"POST", std::move(pattern), [&emu](const HttpRequest& r) { return IssueToken(emu, r); },
-       "oauth.token"});
+  g.routes.push_back({"POST", std::move(pattern),
+                      [&emu](const HttpRequest& r) { return IssueToken(emu, r); }, "oauth.token"});
   g.not_found = [](const HttpRequest&) {
     return vertex::OAuthError(404, "not_found", "Unknown OAuth2 endpoint");
   };
@@ -265,12 +270,11 @@ std::vector<RouteGroup> VertexRouteGroups(Emulator& emulator) {
   RouteGroup v;
   v.dialect = "vertex";
   v.prefix = "/v1beta1";
-  v.routes.push_back(
-      {"POST",
-       "/v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/"
-       "{cluster}:callSlurmRestApi",
-       [&emulator](const HttpRequest& r) { return CallSlurmRestApi(emulator, r); },
-       "vertex.callSlurmRestApi"});
+  v.routes.push_back({"POST",
+                      "/v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/"
+                      "{cluster}:callSlurmRestApi",
+                      [&emulator](const HttpRequest& r) { return CallSlurmRestApi(emulator, r); },
+                      "vertex.callSlurmRestApi"});
   v.not_found = [](const HttpRequest&) { return vertex::ErrorUrlNotFound(); };
   v.method_not_allowed = [](const HttpRequest&) { return vertex::ErrorUrlNotFound(); };
   groups.push_back(std::move(v));

@@ -1,5 +1,6 @@
 // The control API /emulator/v1 in-process: every endpoint, its effects on the world and its bad
 // inputs (400 naming the field, 404 for unknown things, 401 with --control-token).
+#include <fstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -8,6 +9,7 @@
 
 #include "api/control/control_plane.h"
 #include "api/control/metrics.h"
+#include "api/control/state_file.h"
 #include "api/emulator.h"
 #include "api/routes.h"
 #include "api/scenario/inproc.h"
@@ -16,8 +18,8 @@
 namespace schedemu::api {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
 constexpr char kCluster[] =
@@ -38,8 +40,7 @@ class ControlTest : public ::testing::Test {
 
   HttpResponse Call(const std::string& method, const std::string& path, const json& body = nullptr,
                     std::map<std::string, std::string> headers = {}) {
-    return api_->Call(method, "/emulator/v1/" + path, headers,
-                      body.is_null() ? "" : body.dump());
+    return api_->Call(method, "/emulator/v1/" + path, headers, body.is_null() ? "" : body.dump());
   }
   json Ok(const std::string& method, const std::string& path, const json& body = nullptr,
           int status = 200) {
@@ -63,10 +64,9 @@ class ControlTest : public ::testing::Test {
 
   // Submits a Cloud.ru job as workspace demo through the real handler; returns job_name.
   std::string SubmitCloudRu(const json& extra = json::object()) {
-    HttpResponse auth = api_->Call("POST", "/public/v2/service_auth", {},
-                                   json{{"client_id", "demo-client"},
-                                        {"client_secret", "demo-secret"}}
-                                       .dump());
+    HttpResponse auth =
+        api_->Call("POST", "/public/v2/service_auth", {},
+                   json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}}.dump());
     EXPECT_EQ(auth.status, 200) << auth.body;
     std::string token = json::parse(auth.body)["token"]["access_token"];
     json body = {{"script", "/home/jovyan/train.py"},
@@ -86,9 +86,7 @@ class ControlTest : public ::testing::Test {
     return json::parse(r.body, nullptr, false).value("job_name", "");
   }
 
-  json JobByName(const std::string& name) {
-    return Ok("GET", "jobs/" + name);
-  }
+  json JobByName(const std::string& name) { return Ok("GET", "jobs/" + name); }
 
   Scenario scenario_;
   std::unique_ptr<Emulator> emu_;
@@ -336,11 +334,10 @@ TEST_F(ControlTest, BehaviourRules) {
   ExpectError(Call("POST", "behaviour-rules",
                    {{"match", {{"dialect", "k8s"}}}, {"behaviour", json::object()}}),
               400, "match.dialect");
-  ExpectError(Call("POST", "behaviour-rules",
-                   {{"behaviour", {{"runtime", "1s"}, {"colour", 1}}}}),
+  ExpectError(Call("POST", "behaviour-rules", {{"behaviour", {{"runtime", "1s"}, {"colour", 1}}}}),
               400, "behaviour.colour", "unknown field");
-  ExpectError(Call("POST", "behaviour-rules", {{"id", "mine"}, {"behaviour", json::object()}}),
-              400, "id");
+  ExpectError(Call("POST", "behaviour-rules", {{"id", "mine"}, {"behaviour", json::object()}}), 400,
+              "id");
 }
 
 TEST_F(ControlTest, FaultsFireInTheDialectShapeAndCanBeListedAndDeleted) {
@@ -353,9 +350,9 @@ TEST_F(ControlTest, FaultsFireInTheDialectShapeAndCanBeListedAndDeleted) {
   EXPECT_EQ(f["status"], 503);
   EXPECT_EQ(f["match"]["method"], "POST");
 
-  HttpResponse auth = api_->Call(
-      "POST", "/public/v2/service_auth", {},
-      json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}}.dump());
+  HttpResponse auth =
+      api_->Call("POST", "/public/v2/service_auth", {},
+                 json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}}.dump());
   ASSERT_EQ(auth.status, 200) << auth.body;  // path does not match: no fault
   std::string token = json::parse(auth.body)["token"]["access_token"];
   json body = {{"script", "x"},
@@ -363,9 +360,8 @@ TEST_F(ControlTest, FaultsFireInTheDialectShapeAndCanBeListedAndDeleted) {
                {"instance_type", "a100.1gpu"},
                {"region", "SR008"},
                {"allocation_name", "alloc-1"}};
-  std::map<std::string, std::string> headers = {{"authorization", token},
-                                                {"x-api-key", "demo-api-key"},
-                                                {"x-workspace-id", kDemoWs}};
+  std::map<std::string, std::string> headers = {
+      {"authorization", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}};
   HttpResponse r = api_->Call("POST", "/public/v2/jobs", headers, body.dump());
   EXPECT_EQ(r.status, 503);
   json err = json::parse(r.body);
@@ -386,8 +382,7 @@ TEST_F(ControlTest, FaultsFireInTheDialectShapeAndCanBeListedAndDeleted) {
 
   // Vertex: Google's error shape; tenant matched through the bearer token's Linux user.
   Ok("POST", "faults",
-     {{"id", "vx"}, {"match", {{"dialect", "vertex"}, {"tenant", "other"}}}, {"status", 429}},
-     201);
+     {{"id", "vx"}, {"match", {{"dialect", "vertex"}, {"tenant", "other"}}}, {"status", 429}}, 201);
   json envelope = {{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/jobs"}};
   std::string target = std::string("/v1beta1/") + kCluster + ":callSlurmRestApi";
   r = api_->Call("POST", target, {{"authorization", "Bearer demo-token"}}, envelope.dump());
@@ -403,8 +398,8 @@ TEST_F(ControlTest, FaultsFireInTheDialectShapeAndCanBeListedAndDeleted) {
                  {{"x-slurm-user-name", "demo"}, {"x-slurm-user-token", "x"}});
   EXPECT_EQ(r.delay_ms, 250);
   Ok("DELETE", "faults/slow");
-  Ok("POST", "faults", {{"id", "cut"}, {"match", {{"dialect", "slurm"}}}, {"drop", true}, {"nth", 1}},
-     201);
+  Ok("POST", "faults",
+     {{"id", "cut"}, {"match", {{"dialect", "slurm"}}}, {"drop", true}, {"nth", 1}}, 201);
   r = api_->Call("GET", "/slurm/v0.0.42/ping", {{"x-slurm-user-name", "demo"}});
   EXPECT_TRUE(r.drop);
 
@@ -432,8 +427,8 @@ TEST_F(ControlTest, FaultBadInputs) {
 TEST_F(ControlTest, ProbabilityFaultsAreDeterministicPerSeed) {
   auto pattern = [&] {
     Ok("POST", "reset");
-    Ok("POST", "faults",
-       {{"match", {{"dialect", "slurm"}}}, {"status", 500}, {"probability", 0.5}}, 201);
+    Ok("POST", "faults", {{"match", {{"dialect", "slurm"}}}, {"status", 500}, {"probability", 0.5}},
+       201);
     std::string out;
     for (int i = 0; i < 32; ++i) {
       HttpResponse r = api_->Call("GET", "/slurm/v0.0.42/ping", {{"x-slurm-user-name", "demo"}});
@@ -546,6 +541,64 @@ TEST_F(ControlTest, ControlTokenRequiredWhenSet) {
   EXPECT_EQ(api_->Call("GET", "/metrics").status, 401);
   EXPECT_EQ(api_->Call("GET", "/metrics", {{"authorization", "Bearer s3cret"}}).status, 200);
   EXPECT_EQ(Call("GET", "health").status, 200);  // readiness probe stays open
+}
+
+}  // namespace
+}  // namespace schedemu::api
+
+namespace schedemu::api {
+namespace {
+
+TEST_F(ControlTest, StateFileRestoresEverything) {
+  std::string name = SubmitCloudRu();
+  HttpResponse auth =
+      api_->Call("POST", "/public/v2/service_auth", {},
+                 json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}}.dump());
+  std::string token = json::parse(auth.body)["token"]["access_token"];
+  Ok("POST", "clock/advance", {{"seconds", 30}});
+  Ok("POST", "faults", {{"match", {{"dialect", "slurm"}}}, {"status", 500}, {"probability", 0.5}},
+     201);
+  for (int i = 0; i < 5; ++i) api_->Call("GET", "/slurm/v0.0.42/ping");
+  Ok("POST", "snapshots/s1", nullptr, 201);
+  Ok("POST", "allocations/alloc-2/take-gpus", {{"count", 3}});
+  std::string path = ::testing::TempDir() + "/schedemu_state.json";
+  ASSERT_TRUE(SaveStateFile(*emu_, path).ok());
+  std::string before = Ok("GET", "state").dump();
+  std::string faults_before = Ok("GET", "faults").dump();
+  std::string events_before = Ok("GET", "events").dump();
+
+  // A fresh emulator on the default scenario, restored from the file.
+  auto old_api = std::move(api_);
+  auto old_emu = std::move(emu_);
+  Start({});
+  ASSERT_TRUE(RestoreStateFile(*emu_, path).ok());
+  EXPECT_EQ(Ok("GET", "state").dump(), before);
+  EXPECT_EQ(Ok("GET", "faults").dump(), faults_before);
+  EXPECT_EQ(Ok("GET", "events").dump(), events_before);
+  // The token minted before the restart still works; the job is the same job.
+  HttpResponse r = api_->Call(
+      "GET", "/public/v2/jobs/" + name,
+      {{"authorization", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["job_name"], name);
+  // The fault generator continues where it was: same coin flips as the original emulator.
+  std::string a, b;
+  for (int i = 0; i < 16; ++i) {
+    a += std::to_string(old_api->Call("GET", "/slurm/v0.0.42/ping").status);
+    b += std::to_string(api_->Call("GET", "/slurm/v0.0.42/ping").status);
+  }
+  EXPECT_EQ(a, b);
+  // Snapshots survived too.
+  Ok("POST", "snapshots/s1/restore");
+
+  EXPECT_EQ(RestoreStateFile(*emu_, path + ".missing").code(), absl::StatusCode::kNotFound);
+  {
+    std::ofstream f(path);
+    f << "{\"version\": 9}";
+  }
+  absl::Status s = RestoreStateFile(*emu_, path);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("not a schedemu state file"));
 }
 
 }  // namespace

@@ -40,7 +40,13 @@ std::string ReadAll(const fs::path& p) {
   return ss.str();
 }
 
-class FuzzReplayTest : public ::testing::TestWithParam<NamedEntry> {};
+void FailTest(const std::string& what) { ADD_FAILURE() << what; }
+
+class FuzzReplayTest : public ::testing::TestWithParam<NamedEntry> {
+ protected:
+  void SetUp() override { SetFailureHandler(&FailTest); }
+  void TearDown() override { SetFailureHandler(nullptr); }
+};
 
 TEST_P(FuzzReplayTest, SeedCorpusReplays) {
   const NamedEntry& e = GetParam();

@@ -17,8 +17,8 @@
 namespace schedemu::api {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 json DefaultJson() { return json::parse(DefaultScenarioText()); }
 
@@ -64,8 +64,8 @@ TEST(DefaultScenarioTest, HasTheFixedCredentials) {
     EXPECT_EQ(node->gpu_model, "a100");
     EXPECT_TRUE(a.in_shared_cluster);
     EXPECT_GT(a.price_per_gpu_hour, 0);
-    EXPECT_THAT(a.instance_types, ::testing::IsSupersetOf({"a100.1gpu", "a100.2gpu.32C.976G",
-                                                           "a100.8gpu"}));
+    EXPECT_THAT(a.instance_types,
+                ::testing::IsSupersetOf({"a100.1gpu", "a100.2gpu.32C.976G", "a100.8gpu"}));
     ASSERT_EQ(a.queues.size(), 1u);
     EXPECT_EQ(a.queues[0].type, QueueType::kDefault);
   }
@@ -189,12 +189,14 @@ TEST(ScenarioErrorTest, InstanceTypesAreValidated) {
 TEST(ScenarioErrorTest, ReferencesMustResolve) {
   json j = DefaultJson();
   j["allocations"][1]["region"] = "SR999";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].region: unknown region \"SR999\" (not in "
-                        "$.regions)");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.allocations[1].region: unknown region \"SR999\" (not in "
+            "$.regions)");
   j = DefaultJson();
   j["workspaces"][1]["allocations"] = {"alloc-9"};
-  EXPECT_EQ(ErrorOf(j), "x.json: $.workspaces[1].allocations: unknown allocation \"alloc-9\" (not "
-                        "in $.allocations)");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.workspaces[1].allocations: unknown allocation \"alloc-9\" (not "
+            "in $.allocations)");
   j = DefaultJson();
   j["slurm_clusters"][0]["partitions"][0]["nodes"] = {"a3-9"};
   EXPECT_THAT(ErrorOf(j), HasSubstr("$.slurm_clusters[0].partitions[0].nodes: unknown node "
@@ -210,22 +212,25 @@ TEST(ScenarioErrorTest, Duplicates) {
   EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].name: duplicate allocation \"alloc-1\"");
   j = DefaultJson();
   j["allocations"][1]["nodes"] = {"dgxsrv-101.sr008"};
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: duplicate node name "
-                        "\"dgxsrv-101.sr008\"");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.allocations[1].nodes: duplicate node name "
+            "\"dgxsrv-101.sr008\"");
   j = DefaultJson();
   j["workspaces"][1]["api_key"] = "demo-api-key";
   EXPECT_EQ(ErrorOf(j), "x.json: $.workspaces[1].api_key: duplicate api_key");
   j = DefaultJson();
   j["slurm_clusters"][0]["partitions"][1]["default"] = true;
-  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions: more than one partition has "
-                        "\"default\": true");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.slurm_clusters[0].partitions: more than one partition has "
+            "\"default\": true");
 }
 
 TEST(ScenarioErrorTest, EnumsAndRanges) {
   json j = DefaultJson();
   j["slurm_clusters"][0]["partitions"][1]["preempt_mode"] = "SUSPEND";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions[1].preempt_mode: expected "
-                        "\"OFF\", \"CANCEL\" or \"REQUEUE\"");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.slurm_clusters[0].partitions[1].preempt_mode: expected "
+            "\"OFF\", \"CANCEL\" or \"REQUEUE\"");
   j = DefaultJson();
   j["clock"]["mode"] = "fast";
   EXPECT_EQ(ErrorOf(j), "x.json: $.clock.mode: expected \"manual\" or \"realtime\"");
@@ -264,10 +269,9 @@ TEST(ScenarioTest, TimesAndDurationsInBothForms) {
 
 TEST(ScenarioTest, BehaviourRulesResolveWorkspaceNames) {
   json j = DefaultJson();
-  j["behaviour_rules"] = {{{"match", {{"dialect", "cloudru"}, {"tenant", "demo"},
-                                      {"name_pattern", "*"}}},
-                           {"behaviour", {{"runtime", "2h"}, {"exit_code", 3},
-                                          {"output", {"a", "b"}}}}}};
+  j["behaviour_rules"] = {
+      {{"match", {{"dialect", "cloudru"}, {"tenant", "demo"}, {"name_pattern", "*"}}},
+       {"behaviour", {{"runtime", "2h"}, {"exit_code", 3}, {"output", {"a", "b"}}}}}};
   auto s = ParseScenario(j.dump(), "x.json");
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->world.behaviour_rules.size(), 1u);
@@ -277,8 +281,9 @@ TEST(ScenarioTest, BehaviourRulesResolveWorkspaceNames) {
   EXPECT_EQ(r.behaviour.runtime, FromSeconds(7200));
   EXPECT_EQ(r.behaviour.exit_code, 3);
   j["behaviour_rules"][0]["match"]["dialect"] = "k8s";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.behaviour_rules[0].match.dialect: expected \"cloudru\" or "
-                        "\"slurm\"");
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: $.behaviour_rules[0].match.dialect: expected \"cloudru\" or "
+            "\"slurm\"");
 }
 
 TEST(HostlistTest, Expands) {
@@ -293,10 +298,11 @@ TEST(HostlistTest, Expands) {
 
 TEST(TimelineTest, StepsAreValidated) {
   json j = DefaultJson();
-  j["timeline"] = {{{"at", 0},
-                    {"submit", {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"},
-                                {"body", {{"script", "x"}}}}}},
-                   {{"at", "30s"}, {"expect", {{"job", "a"}, {"status", "Running"}}}}};
+  j["timeline"] = {
+      {{"at", 0},
+       {"submit",
+        {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"}, {"body", {{"script", "x"}}}}}},
+      {{"at", "30s"}, {"expect", {{"job", "a"}, {"status", "Running"}}}}};
   auto s = ParseScenario(j.dump(), "x.json");
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->timeline.size(), 2u);
@@ -308,8 +314,9 @@ TEST(TimelineTest, StepsAreValidated) {
   EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].expect.job: must not be empty");
   bad = j;
   bad["timeline"][0]["submit"]["workspace"] = "nobody";
-  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].submit.workspace: unknown workspace \"nobody\" "
-                          "(name or id)");
+  EXPECT_EQ(ErrorOf(bad),
+            "x.json: $.timeline[0].submit.workspace: unknown workspace \"nobody\" "
+            "(name or id)");
   bad = j;
   bad["timeline"][0]["bogus"] = 1;
   EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].bogus: unknown field \"bogus\"");
@@ -318,7 +325,8 @@ TEST(TimelineTest, StepsAreValidated) {
   EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[0].at: required field is missing");
   bad = j;
   bad["timeline"][0]["expect"] = {{"job", "a"}, {"status", "Running"}};
-  EXPECT_THAT(ErrorOf(bad), HasSubstr("x.json: $.timeline[0].expect: a step has exactly one action; this one also has \"submit\""));
+  EXPECT_THAT(ErrorOf(bad), HasSubstr("x.json: $.timeline[0].expect: a step has exactly one "
+                                      "action; this one also has \"submit\""));
   bad = j;
   bad["timeline"][1] = {{"at", 1}};
   EXPECT_THAT(ErrorOf(bad), HasSubstr("x.json: $.timeline[1]: a step needs one action"));
@@ -347,8 +355,8 @@ json RunnerScenario() {
                {"allocation_name", "alloc-1"},
                {"n_workers", 1}};
   j["timeline"] = {
-      {{"at", 0}, {"submit", {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"},
-                              {"body", body}}}},
+      {{"at", 0},
+       {"submit", {{"dialect", "cloudru"}, {"workspace", "demo"}, {"as", "a"}, {"body", body}}}},
       {{"at", 1},
        {"submit",
         {{"dialect", "slurm"},
@@ -356,8 +364,8 @@ json RunnerScenario() {
          {"as", "s"},
          {"body",
           {{"script", "#!/bin/bash\necho hello\nsleep 5\necho done"},
-           {"job", {{"current_working_directory", "/home/demo"},
-                    {"environment", {"PATH=/bin"}}}}}}}}},
+           {"job",
+            {{"current_working_directory", "/home/demo"}, {"environment", {"PATH=/bin"}}}}}}}}},
       {{"at", 2}, {"expect", {{"job", "a"}, {"status", "Running"}}}},
       {{"at", 2}, {"expect", {{"job", "s"}, {"state", "RUNNING"}}}},
       {{"at", 30}, {"expect", {{"job", "s"}, {"state", "COMPLETED"}}}},
@@ -535,8 +543,8 @@ TEST(RunMainTest, BadScenarioFileNamesThePath) {
   }
   std::ostringstream out, err;
   EXPECT_EQ(RunMain({path}, out, err), 2);
-  EXPECT_EQ(err.str(), "schedemu: " + path +
-                           ": $.allocations[1].nodes: expected an array of strings\n");
+  EXPECT_EQ(err.str(),
+            "schedemu: " + path + ": $.allocations[1].nodes: expected an array of strings\n");
   EXPECT_TRUE(out.str().empty());
 }
 

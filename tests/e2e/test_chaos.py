@@ -35,7 +35,7 @@ import schedemu_testlib as lib  # noqa: E402
 
 CONNECTIONS = int(os.environ.get("CHAOS_CONNECTIONS", "64"))
 REQUESTS = int(os.environ.get("CHAOS_REQUESTS", "60"))
-LOAD_SECONDS = float(os.environ.get("CHAOS_SECONDS", "25"))
+LOAD_SECONDS = float(os.environ.get("CHAOS_SECONDS", "24"))
 MARKER = "chaos-injected"
 ENVELOPE = "/v1beta1/%s:callSlurmRestApi" % lib.CLUSTER
 ALLOC_NODES = ["dgxsrv-101.sr008", "dgxsrv-102.sr008", "dgxsrv-201.sr008", "dgxsrv-202.sr008"]
@@ -471,6 +471,25 @@ def main():
         limit = max(baseline * 2, baseline + 64 * 1024)
         check(after <= limit, "RSS after reset %d kB > limit %d kB (baseline %d kB, peak %d kB)" %
               (after, limit, baseline, peak))
+
+        # Leak check: the same load again (no chaos, half the budget) and another reset; the
+        # allocator may keep freed pages, but a second round must not grow the process further.
+        stats2 = Stats()
+        deadline2 = time.time() + LOAD_SECONDS / 2
+        workers = [threading.Thread(target=worker, args=(i, server.port, stats2, deadline2, tenants))
+                   for i in range(CONNECTIONS)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join(timeout=LOAD_SECONDS + 60)
+        check.eq(stats2.bad_5xx, [], "5xx in the second round (no faults)")
+        status, _ = conn.request("POST", "/emulator/v1/reset", {})
+        check.eq(status, 200, "second reset")
+        for _ in range(20):
+            conn.request("GET", "/emulator/v1/state")
+        after2 = rss_kb(pid)
+        check(after2 <= after + 16 * 1024 + after // 4,
+              "RSS grew across a second identical round: %d kB -> %d kB" % (after, after2))
         conn.close()
 
         lat = sorted(stats.latencies) or [0]
@@ -486,6 +505,8 @@ def main():
               "after reset %d kB" %
               (lat[len(lat) // 2] * 1e3, lat[int(len(lat) * 0.99)] * 1e3, lat[-1] * 1e3,
                baseline, peak, after))
+        print("chaos: second round %d requests; RSS after second reset %d kB" %
+              (stats2.requests, after2))
         check(stats.requests >= CONNECTIONS, "some load happened")
         code = server.stop()
         check.eq(code, 0, "server exit status after SIGTERM")

@@ -38,6 +38,14 @@ constexpr char kVertexSubmitPath[] =
 constexpr int kMaxPipelined = 8;
 constexpr int kMaxStreamPolls = 4;
 
+void TrapOnFailure(const std::string& what) {
+  std::fprintf(stderr, "schedemu fuzz finding: %s\n", what.c_str());
+  __builtin_trap();
+}
+FailureHandler g_failure_handler = &TrapOnFailure;
+
+void Fail(const std::string& what) { g_failure_handler(what); }
+
 // The default scenario, parsed once (the parser itself is fuzzed by FuzzScenario).
 const api::Scenario& DefaultScenario() {
   static const api::Scenario* scenario = [] {
@@ -66,6 +74,13 @@ struct Harness {
     const api::Scenario& s = DefaultScenario();
     if (!emulator->Load(s.world, s.text).ok()) __builtin_trap();
     router = std::make_unique<Router>(api::AllRouteGroups(*emulator));
+    router->set_observer([](const std::string& route, int status, double) {
+      const std::string suffix = ".exception";
+      if (route.size() >= suffix.size() &&
+          route.compare(route.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        Fail("handler threw: route " + route + " answered " + std::to_string(status));
+      }
+    });
     emulator->WithWorld([&](World& w) {
       demo_token = w.MintToken(Dialect::kCloudRu, "demo-client", kDemoWorkspace, false).token;
       other_token = w.MintToken(Dialect::kCloudRu, "other-client", kOtherWorkspace, false).token;
@@ -218,6 +233,10 @@ int FuzzScenario(const uint8_t* data, size_t size) {
   auto world = World::Create(scenario->world, [] { return int64_t{0}; });
   (void)world;
   return 0;
+}
+
+void SetFailureHandler(FailureHandler handler) {
+  g_failure_handler = handler != nullptr ? handler : &TrapOnFailure;
 }
 
 const std::vector<NamedEntry>& AllEntries() {

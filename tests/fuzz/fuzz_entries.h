@@ -29,6 +29,12 @@ int FuzzVertexEnvelope(const uint8_t* data, size_t size);
 // The input as a scenario file (api::ParseScenario); when it parses, World::Create on it too.
 int FuzzScenario(const uint8_t* data, size_t size);
 
+// Oracles beyond crashes: a handler that throws (the router's catch-all 500, route label
+// "*.exception") is a defect too. By default such a finding traps, so libFuzzer records the input;
+// the GoogleTest replay installs a handler that fails the current test instead.
+using FailureHandler = void (*)(const std::string& what);
+void SetFailureHandler(FailureHandler handler);
+
 using Entry = int (*)(const uint8_t*, size_t);
 struct NamedEntry {
   const char* name;  // also the corpus/regression folder name under tests/fuzz/

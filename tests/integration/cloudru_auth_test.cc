@@ -11,9 +11,9 @@ using ::testing::StartsWith;
 class CloudRuAuthTest : public CloudRuTest {};
 
 TEST_F(CloudRuAuthTest, ServiceAuthReturnsBearerTokenForAnHour) {
-  HttpClientResponse r = server().Json(
-      "POST", "/public/v2/service_auth",
-      Json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}});
+  HttpClientResponse r =
+      server().Json("POST", "/public/v2/service_auth",
+                    Json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}});
   ASSERT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(r.Header("content-type"), "application/json");
   EXPECT_FALSE(r.Header("x-request-id").empty());
@@ -27,9 +27,9 @@ TEST_F(CloudRuAuthTest, ServiceAuthReturnsBearerTokenForAnHour) {
 }
 
 TEST_F(CloudRuAuthTest, ServiceAuthRejectsWrongSecret) {
-  HttpClientResponse r = server().Json(
-      "POST", "/public/v2/service_auth",
-      Json{{"client_id", "demo-client"}, {"client_secret", "nope"}});
+  HttpClientResponse r =
+      server().Json("POST", "/public/v2/service_auth",
+                    Json{{"client_id", "demo-client"}, {"client_secret", "nope"}});
   ExpectError(r, 401, 1, "invalid user credentials");
 }
 
@@ -38,8 +38,8 @@ TEST_F(CloudRuAuthTest, ServiceAuthValidatesBody) {
       server().Json("POST", "/public/v2/service_auth", Json{{"client_id", "demo-client"}});
   Json e = ExpectValidation(r, Json::array({"body", "client_secret"}), "missing");
   EXPECT_EQ(e.value("msg", ""), "Field required");
-  r = server().Request("POST", "/public/v2/service_auth",
-                       {{"Content-Type", "application/json"}}, "{\"client_id\": ");
+  r = server().Request("POST", "/public/v2/service_auth", {{"Content-Type", "application/json"}},
+                       "{\"client_id\": ");
   ExpectValidation(r, Json::array({"body", 14}), "json_invalid");
   r = server().Json("POST", "/public/v2/service_auth",
                     Json{{"client_id", 5}, {"client_secret", "x"}});
@@ -88,8 +88,8 @@ TEST_F(CloudRuAuthTest, AcceptsBearerPrefixAndAnyHeaderCase) {
                     {"X-Workspace-Id", kDemoWs}};
   HttpClientResponse r = Get("jobs?region=SR008", bearer);
   EXPECT_EQ(r.status, 200) << Describe(r);
-  Headers raw = {{"AUTHORIZATION", token}, {"x-api-key", "demo-api-key"},
-                 {"x-workspace-id", kDemoWs}};
+  Headers raw = {
+      {"AUTHORIZATION", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}};
   r = Get("jobs?region=SR008", raw);
   EXPECT_EQ(r.status, 200) << Describe(r);
 }

@@ -109,9 +109,9 @@ TEST_F(CloudRuJobsTest, ListItemCarriesQueueAllocationCostAndDuration) {
   EXPECT_EQ(item["duration"], "0s");
   EXPECT_TRUE(item["completed_dt"].is_null());
   EXPECT_TRUE(item["uid"].is_string());
-  Advance(1);     // starts
-  Advance(3600);  // one hour of 1 GPU at 240.5 per GPU-hour
-  demo_.clear();  // the first token expired with that hour
+  EXPECT_EQ(Status(name)["status"], "running");  // placed at once (t = 0)
+  Advance(3600);                                 // one hour of 1 GPU at 240.5 per GPU-hour
+  demo_.clear();                                 // the first token expired with that hour
   item = ListItem(name);
   EXPECT_EQ(item["duration"], "3600s");
   EXPECT_EQ(item["cost"], "240.50");
@@ -283,8 +283,8 @@ TEST_F(CloudRuJobsTest, MaxRetryRangeAndJobType) {
   Json body = JobBody();
   for (int bad : {2, 101}) {
     body["max_retry"] = bad;
-    Json e = ExpectValidation(Post("jobs", body), Json::array({"body", "max_retry"}),
-                              "value_error");
+    Json e =
+        ExpectValidation(Post("jobs", body), Json::array({"body", "max_retry"}), "value_error");
     EXPECT_THAT(e.value("msg", ""), StartsWith("Value error, "));
   }
   body["max_retry"] = 3;
@@ -304,15 +304,18 @@ TEST_F(CloudRuJobsTest, MaxRetryRangeAndJobType) {
 TEST_F(CloudRuJobsTest, BusinessErrorsUseErrorCodeBodies) {
   Json body = JobBody();
   body["region"] = "SR006";
-  ExpectError(Post("jobs", body), 400, 1, "Can't find instance_type_key='a100.1gpu' for region=SR006");
+  ExpectError(Post("jobs", body), 400, 1,
+              "Can't find instance_type_key='a100.1gpu' for region=SR006");
   body = JobBody();
   body.erase("region");  // spec default DGX2-MT
   ExpectError(Post("jobs", body), 400, 1,
               "Can't find instance_type_key='a100.1gpu' for region=DGX2-MT");
   body = JobBody("v100.1gpu");
-  ExpectError(Post("jobs", body), 400, 1, "Can't find instance_type_key='v100.1gpu' for region=SR008");
+  ExpectError(Post("jobs", body), 400, 1,
+              "Can't find instance_type_key='v100.1gpu' for region=SR008");
   body = JobBody("not-a-key");
-  ExpectError(Post("jobs", body), 400, 1, "Can't find instance_type_key='not-a-key' for region=SR008");
+  ExpectError(Post("jobs", body), 400, 1,
+              "Can't find instance_type_key='not-a-key' for region=SR008");
   // Allocation not visible: `other` is bound to alloc-2 only.
   body = JobBody();
   body["allocation_name"] = "alloc-1";
@@ -401,9 +404,9 @@ TEST_F(CloudRuJobsTest, ParamsNodesAndPods) {
   Json pre = Parse(Get("jobs/" + name + "/preemptors"));
   EXPECT_EQ(pre, Json({{"preemptors", Json::array()}}));
 
-  for (const std::string& path : {std::string("jobs/x/nodes"), std::string("jobs/x/params"),
-                                  std::string("jobs/x/preemptors"),
-                                  std::string("jobs/elastic/x/pods")}) {
+  for (const std::string& path :
+       {std::string("jobs/x/nodes"), std::string("jobs/x/params"), std::string("jobs/x/preemptors"),
+        std::string("jobs/elastic/x/pods")}) {
     ExpectError(Get(path), 404, 1, "not found");
   }
 }
@@ -451,8 +454,8 @@ TEST_F(CloudRuJobsTest, LogsOfQueuedAndFinishedJobs) {
                                               "2026-01-01T00:00:[0-9]{2}Z epoch 3\n"));
   r = Get("jobs/" + name + "/logs?verbose=1");
   EXPECT_THAT(r.body, HasSubstr("Z epoch 1\n"));
-  ExpectValidation(Get("jobs/" + name + "/logs?verbose=perhaps"),
-                   Json::array({"query", "verbose"}), "bool_parsing");
+  ExpectValidation(Get("jobs/" + name + "/logs?verbose=perhaps"), Json::array({"query", "verbose"}),
+                   "bool_parsing");
   ExpectValidation(Get("jobs/" + name + "/logs?tail=-1"), Json::array({"query", "tail"}),
                    "greater_than_equal");
   ExpectError(Get("jobs/lm-mpi-job-nope/logs?region=SR008"), 400, 1, "job not found");
@@ -469,11 +472,10 @@ TEST_F(CloudRuJobsTest, LogsOfARunningJobStreamUntilItEnds) {
   int port = server().port();
   std::thread follower([&] {
     HttpClient client("127.0.0.1", port);
-    streamed = client.Request("GET", "/public/v2/jobs/" + name + "/logs?region=SR008&verbose=False",
-                              {{"authorization", token},
-                               {"x-api-key", "demo-api-key"},
-                               {"x-workspace-id", kDemoWs}},
-                              "", 60000);
+    streamed = client.Request(
+        "GET", "/public/v2/jobs/" + name + "/logs?region=SR008&verbose=False",
+        {{"authorization", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}}, "",
+        60000);
   });
   // Move the clock in steps until the job has ended; the follower's stream ends with it.
   for (int i = 0; i < 130; ++i) Advance(1);

@@ -97,8 +97,7 @@ TEST_F(CloudRuNonAdminTest, OnlyAWorkspaceAdminMayAssign) {
   HttpClientResponse r = Post("shared-cluster-queues/assign", Assignment(kDemoWs), user);
   EXPECT_EQ(r.status, 403) << Describe(r);
   EXPECT_EQ(Parse(r)["error_code"], 403);
-  r = server().Json("DELETE", "/public/v2/shared-cluster-queues/assign", Assignment(kDemoWs),
-                    user);
+  r = server().Json("DELETE", "/public/v2/shared-cluster-queues/assign", Assignment(kDemoWs), user);
   EXPECT_EQ(r.status, 403) << Describe(r);
   // Still assigned: the non-admin may submit shared jobs.
   EXPECT_FALSE(Submit(SharedJob("a100.1gpu", 1, "60s"), user).empty());
@@ -107,9 +106,8 @@ TEST_F(CloudRuNonAdminTest, OnlyAWorkspaceAdminMayAssign) {
 class CloudRuGpuLimitTest : public CloudRuTest {
  protected:
   CloudRuGpuLimitTest()
-      : CloudRuTest({"--scenario", WriteScenario([](Json& s) {
-                       s["workspaces"][0]["gpu_limit"] = 3;
-                     })}) {}
+      : CloudRuTest(
+            {"--scenario", WriteScenario([](Json& s) { s["workspaces"][0]["gpu_limit"] = 3; })}) {}
 };
 
 TEST_F(CloudRuGpuLimitTest, OverTheWorkspaceLimitIsRefused) {

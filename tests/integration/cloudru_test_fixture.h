@@ -84,8 +84,8 @@ class CloudRuTest : public ::testing::Test {
   TestServer& server() { return *server_; }
 
   std::string Token(const std::string& client, const std::string& secret) {
-    HttpClientResponse r = server_->Json(
-        "POST", "/public/v2/service_auth", Json{{"client_id", client}, {"client_secret", secret}});
+    HttpClientResponse r = server_->Json("POST", "/public/v2/service_auth",
+                                         Json{{"client_id", client}, {"client_secret", secret}});
     EXPECT_EQ(r.status, 200) << Describe(r);
     Json j = Parse(r);
     if (!j.is_object() || !j.contains("token")) return "";

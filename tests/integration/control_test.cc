@@ -54,16 +54,15 @@ class ControlHttpTest : public ::testing::Test {
     return Parse(r)["token"]["access_token"];
   }
   HttpClientResponse Submit(const std::string& token, const std::string& instance_type) {
-    return server_.Json("POST", "/public/v2/jobs",
-                        {{"script", "/home/jovyan/train.py"},
-                         {"base_image", "cr.ai.cloud.ru/aicloud-base-images/py3.11-torch2.4.0:0.0.40"},
-                         {"instance_type", instance_type},
-                         {"region", "SR008"},
-                         {"allocation_name", "alloc-1"},
-                         {"type", "pytorch2"}},
-                        {{"authorization", token},
-                         {"x-api-key", "demo-api-key"},
-                         {"x-workspace-id", kDemoWs}});
+    return server_.Json(
+        "POST", "/public/v2/jobs",
+        {{"script", "/home/jovyan/train.py"},
+         {"base_image", "cr.ai.cloud.ru/aicloud-base-images/py3.11-torch2.4.0:0.0.40"},
+         {"instance_type", instance_type},
+         {"region", "SR008"},
+         {"allocation_name", "alloc-1"},
+         {"type", "pytorch2"}},
+        {{"authorization", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}});
   }
   Json Ok(const std::string& method, const std::string& path, const Json& body = nullptr,
           int status = 200) {
@@ -184,10 +183,9 @@ TEST_F(ControlHttpTest, SnapshotsResetAndScenario) {
   Ok("POST", "snapshots/one/restore");
   EXPECT_EQ(Ok("GET", "jobs/" + name)["status"], "Running");
   // The restored world answers the dialect API as before (token still valid).
-  auto status = server_.Request("GET", "/public/v2/jobs/" + name,
-                                {{"authorization", token},
-                                 {"x-api-key", "demo-api-key"},
-                                 {"x-workspace-id", kDemoWs}});
+  auto status = server_.Request(
+      "GET", "/public/v2/jobs/" + name,
+      {{"authorization", token}, {"x-api-key", "demo-api-key"}, {"x-workspace-id", kDemoWs}});
   EXPECT_EQ(status.status, 200) << Describe(status);
 
   EXPECT_EQ(Ok("POST", "reset")["clock"]["now"], "2026-01-01T00:00:00Z");

@@ -93,6 +93,9 @@ TEST_P(SlurmApiTest, DocsJobRunsToCompletedWithFullLifecycle) {
   EXPECT_EQ(recs[0]["stdout"], "slurm-%j.out");
   EXPECT_EQ(recs[0]["script"], DocsJob()["script"]);
   EXPECT_GE(recs[0]["time"]["elapsed"].get<int>(), 5);
+  ASSERT_EQ(recs[0]["steps"].size(), 1u) << recs.dump();
+  EXPECT_EQ(recs[0]["steps"][0]["step"]["name"], "batch");
+  EXPECT_EQ(recs[0]["steps"][0]["state"], Json::array({"COMPLETED"}));
 
   // MinJobAge (300 s): the live view forgets it, accounting keeps it.
   server_.Advance(301);
@@ -141,7 +144,8 @@ TEST_P(SlurmApiTest, SubmitValidationOrderAndErrorShapes) {
        "Populated \"script\" field is required for job submission"},
       {"no script", no_script, 422, 9000,
        "Populated \"script\" field is required for job submission"},
-      {"job and jobs", both, 422, 9000, "Specify only one \"job\" or \"jobs\" fields but never both"},
+      {"job and jobs", both, 422, 9000,
+       "Specify only one \"job\" or \"jobs\" fields but never both"},
       {"neither job nor jobs", neither, 422, 9000,
        "Specifing either \"job\" or \"jobs\" fields are required to submit job"},
       {"not an object", Json::array({1, 2, 3}), 500, 9209, ""},
@@ -218,8 +222,8 @@ TEST_P(SlurmApiTest, SubmitMalformedAndEmptyBodies) {
 TEST_P(SlurmApiTest, WarningsAndLenientNumbers) {
   SlurmClient c = Client();
   Json body = DocsJob();
-  body["job"]["gres"] = "gpu:1";                       // not a v0.0.42 field
-  body["job"]["time_limit"] = 30;                      // bare integer form
+  body["job"]["gres"] = "gpu:1";                        // not a v0.0.42 field
+  body["job"]["time_limit"] = 30;                       // bare integer form
   body["job"]["environment"] = Json{{"PATH", "/bin"}};  // object instead of array
   body["extra_top"] = true;
   SlurmAnswer a = c.Call("POST", "/slurm/v0.0.42/job/submit", body);
@@ -236,6 +240,30 @@ TEST_P(SlurmApiTest, WarningsAndLenientNumbers) {
   Json job = c.Job(a.body["job_id"]);
   EXPECT_EQ(job["time_limit"], Nv(30));
   EXPECT_EQ(job["tres_per_node"], "");  // the unknown "gres" field requested nothing
+}
+
+TEST_P(SlurmApiTest, HeldAndDeferredJobs) {
+  SlurmClient c = Client();
+  Json held = DocsJob();
+  held["job"]["hold"] = true;
+  SlurmAnswer a = c.Call("POST", "/slurm/v0.0.42/job/submit", held);
+  ASSERT_EQ(a.status, 200) << a.raw;
+  ASSERT_EQ(a.body["warnings"].size(), 1u) << a.raw;
+  EXPECT_EQ(a.body["warnings"][0]["description"],
+            "Job is in held state, pending scheduler release");
+  Json deferred = DocsJob();
+  deferred["job"]["begin_time"] = Json{{"set", true}, {"number", 1767225600 + 3600}};
+  int later = c.Submit(deferred);
+  server_.Advance(10);
+  Json job = c.Job(a.body["job_id"]);
+  EXPECT_EQ(job["job_state"], Json::array({"PENDING"}));
+  EXPECT_EQ(job["state_reason"], "JobHeldUser");
+  EXPECT_EQ(job["hold"], true);
+  EXPECT_EQ(job["priority"], Nv(0));
+  job = c.Job(later);
+  EXPECT_EQ(job["job_state"], Json::array({"PENDING"}));
+  EXPECT_EQ(job["state_reason"], "BeginTime");
+  EXPECT_EQ(job["eligible_time"], Nv(1767225600 + 3600));
 }
 
 TEST_P(SlurmApiTest, GpusPathsAndFailures) {
@@ -261,8 +289,8 @@ TEST_P(SlurmApiTest, GpusPathsAndFailures) {
   EXPECT_THAT(job["tres_alloc_str"].get<std::string>(), HasSubstr("gres/gpu=16"));
   std::string first_node = job["batch_host"];
   EXPECT_EQ(first_node.rfind("a3-", 0), 0u);
-  EXPECT_EQ(job["standard_output"], "/home/demo/logs/train-" + std::to_string(id) + "-demo-" +
-                                        first_node + "-%.out");
+  EXPECT_EQ(job["standard_output"],
+            "/home/demo/logs/train-" + std::to_string(id) + "-demo-" + first_node + "-%.out");
   Json job2 = c.Job(id2);
   EXPECT_EQ(job2["tres_per_job"], "gres/gpu:16");
   EXPECT_EQ(job2["node_count"], Nv(2)) << job2.dump();
@@ -285,11 +313,10 @@ TEST_P(SlurmApiTest, GetJobsAndUnknownJobs) {
   EXPECT_EQ(a.status, 404) << a.raw;
   ExpectSlurmEnvelopeFields(a.body);
   EXPECT_EQ(a.body["jobs"], Json::array());
-  EXPECT_EQ(FirstError(a),
-            (Json{{"description", "Unable to query JobId=4242"},
-                  {"error_number", 2017},
-                  {"error", "Invalid job id specified"},
-                  {"source", "_handle_job_get"}}));
+  EXPECT_EQ(FirstError(a), (Json{{"description", "Unable to query JobId=4242"},
+                                 {"error_number", 2017},
+                                 {"error", "Invalid job id specified"},
+                                 {"source", "_handle_job_get"}}));
   a = c.Call("GET", "/slurm/v0.0.42/job/0");
   EXPECT_EQ(a.status, 404) << a.raw;
   EXPECT_EQ(FirstError(a)["description"], "Invalid JobID=0 rejected");
@@ -490,11 +517,11 @@ TEST_P(SlurmApiTest, NodesPartitionsPingDiag) {
 TEST_P(SlurmApiTest, PathsSlurmDoesNotServe) {
   if (GetParam()) {
     // Through the envelope: INVALID_ARGUMENT (Google's answer for a path Slurm does not serve).
-    for (auto [method, path] : std::vector<std::pair<std::string, std::string>>{
-             {"GET", "/slurm/v0.0.42/nosuch"},
-             {"GET", "/slurm/v0.0.40/jobs/"},
-             {"POST", "/slurm/v0.0.42/jobs/"},
-             {"GET", "/accounts"}}) {
+    for (auto [method, path] :
+         std::vector<std::pair<std::string, std::string>>{{"GET", "/slurm/v0.0.42/nosuch"},
+                                                          {"GET", "/slurm/v0.0.40/jobs/"},
+                                                          {"POST", "/slurm/v0.0.42/jobs/"},
+                                                          {"GET", "/accounts"}}) {
       Json env = {{"method", "HTTP_METHOD_" + method}, {"path", path}};
       if (method == "POST") env["body"] = Json::object();
       HttpClientResponse r = server_.Request(

@@ -75,8 +75,7 @@ class SlurmClient {
               std::string token = "demo-token")
       : server_(server), envelope_(envelope), user_(std::move(user)), token_(std::move(token)) {}
 
-  SlurmAnswer Call(const std::string& method, const std::string& path,
-                   const Json& body = nullptr) {
+  SlurmAnswer Call(const std::string& method, const std::string& path, const Json& body = nullptr) {
     SlurmAnswer a;
     if (!envelope_) {
       HttpClientResponse r = server_->Request(method, path, SlurmHeaders(user_, token_),
@@ -92,11 +91,9 @@ class SlurmClient {
     }
     Json env = {{"method", "HTTP_METHOD_" + method}, {"path", path}};
     if (!body.is_null()) env["body"] = body;
-    HttpClientResponse r =
-        server_->Request("POST", kEnvelopePath,
-                         {{"Authorization", "Bearer " + token_},
-                          {"Content-Type", "application/json"}},
-                         env.dump());
+    HttpClientResponse r = server_->Request(
+        "POST", kEnvelopePath,
+        {{"Authorization", "Bearer " + token_}, {"Content-Type", "application/json"}}, env.dump());
     a.raw = Describe(r);
     EXPECT_EQ(r.status, 200) << a.raw;
     Json j = ParseBody(r);

@@ -63,7 +63,8 @@ class VertexEnvelopeTest : public ::testing::Test {
   ~VertexEnvelopeTest() override { unlink(scenario_.c_str()); }
   void SetUp() override { ASSERT_TRUE(server_.ok()); }
 
-  HttpClientResponse Envelope(const std::string& body, const std::string& auth = "Bearer demo-token",
+  HttpClientResponse Envelope(const std::string& body,
+                              const std::string& auth = "Bearer demo-token",
                               const std::string& target = kEnvelopePath) {
     Headers h{{"Content-Type", "application/json"}};
     if (!auth.empty()) h["Authorization"] = auth;
@@ -75,12 +76,13 @@ class VertexEnvelopeTest : public ::testing::Test {
     ASSERT_TRUE(j.is_object() && j.contains("error")) << Describe(r);
     EXPECT_EQ(j["error"]["code"], code) << Describe(r);
     EXPECT_EQ(j["error"]["status"], status) << Describe(r);
-    EXPECT_TRUE(j["error"]["message"].is_string() && !j["error"]["message"].get<std::string>().empty());
+    EXPECT_TRUE(j["error"]["message"].is_string() &&
+                !j["error"]["message"].get<std::string>().empty());
     EXPECT_EQ(j.size(), 1u);
   }
   HttpClientResponse TokenRequest(const std::string& form, const std::string& path = "/token") {
-    return server_.Request("POST", path,
-                           {{"Content-Type", "application/x-www-form-urlencoded"}}, form);
+    return server_.Request("POST", path, {{"Content-Type", "application/x-www-form-urlencoded"}},
+                           form);
   }
   std::string MintedToken(const std::string& form, const std::string& path = "/token") {
     HttpClientResponse r = TokenRequest(form, path);
@@ -91,8 +93,8 @@ class VertexEnvelopeTest : public ::testing::Test {
     return j.value("access_token", "");
   }
   static std::string Jwt(const Json& claims) {
-    return Base64Url(R"({"alg":"RS256","typ":"JWT","kid":"k1"})") + "." +
-           Base64Url(claims.dump()) + "." + Base64Url("not-a-real-signature");
+    return Base64Url(R"({"alg":"RS256","typ":"JWT","kid":"k1"})") + "." + Base64Url(claims.dump()) +
+           "." + Base64Url("not-a-real-signature");
   }
 
   std::string scenario_;
@@ -102,10 +104,10 @@ class VertexEnvelopeTest : public ::testing::Test {
 const Json kGetJobs = {{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/jobs/"}};
 
 TEST_F(VertexEnvelopeTest, DocsCallsWork) {
-  HttpClientResponse r = Envelope(Json{{"method", "HTTP_METHOD_POST"},
-                                       {"path", "/slurm/v0.0.42/job/submit"},
-                                       {"body", DocsJob()}}
-                                      .dump());
+  HttpClientResponse r = Envelope(Json{
+      {"method", "HTTP_METHOD_POST"},
+      {"path", "/slurm/v0.0.42/job/submit"},
+      {"body", DocsJob()}}.dump());
   ASSERT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(r.Header("content-type"), "application/json");
   Json env = ParseBody(r);
@@ -114,7 +116,9 @@ TEST_F(VertexEnvelopeTest, DocsCallsWork) {
   EXPECT_EQ(env.size(), 2u);
   int id = env["structuredBody"].value("job_id", 0);
   ASSERT_GT(id, 0);
-  r = Envelope(Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}.dump());
+  r = Envelope(
+      Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}
+          .dump());
   env = ParseBody(r);
   EXPECT_EQ(env["structuredBody"]["jobs"][0]["user_name"], "demo");
   // Unknown job: the envelope call succeeds, the Slurm status is 404.
@@ -129,7 +133,9 @@ TEST_F(VertexEnvelopeTest, DocsCallsWork) {
   EXPECT_EQ(env["status"], 200) << Describe(r);
   EXPECT_TRUE(env["structuredBody"]["status"].empty()) << Describe(r);
   // History through /slurmdb.
-  r = Envelope(Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurmdb/v0.0.42/job/" + std::to_string(id)}}.dump());
+  r = Envelope(
+      Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurmdb/v0.0.42/job/" + std::to_string(id)}}
+          .dump());
   env = ParseBody(r);
   ASSERT_EQ(env["structuredBody"]["jobs"].size(), 1u) << Describe(r);
   EXPECT_EQ(env["structuredBody"]["jobs"][0]["state"]["current"][0], "CANCELLED");
@@ -137,7 +143,10 @@ TEST_F(VertexEnvelopeTest, DocsCallsWork) {
 
 TEST_F(VertexEnvelopeTest, MalformedEnvelopesAreInvalidArgument) {
   std::vector<std::string> bodies = {
-      "{", "[]", "\"x\"", "{}",
+      "{",
+      "[]",
+      "\"x\"",
+      "{}",
       R"({"method":"HTTP_METHOD_GET","path":"/slurm/v0.0.42/jobs/","extra":1})",
       R"({"method":"HTTP_METHOD_PATCH","path":"/slurm/v0.0.42/jobs/"})",
       R"({"method":"GET","path":"/slurm/v0.0.42/jobs/"})",
@@ -156,15 +165,18 @@ TEST_F(VertexEnvelopeTest, MalformedEnvelopesAreInvalidArgument) {
     SCOPED_TRACE(b);
     ExpectGoogleError(Envelope(b), 400, "INVALID_ARGUMENT");
   }
-  HttpClientResponse r = Envelope(R"({"method":"HTTP_METHOD_GET","path":"/slurm/v0.0.42/jobs/","bogus":true})");
+  HttpClientResponse r =
+      Envelope(R"({"method":"HTTP_METHOD_GET","path":"/slurm/v0.0.42/jobs/","bogus":true})");
   EXPECT_THAT(ParseBody(r)["error"]["message"].get<std::string>(),
               HasSubstr("Unknown name \"bogus\": Cannot find field."));
   // Over 1 MB.
-  Json big{{"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", DocsJob()}};
+  Json big{
+      {"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", DocsJob()}};
   big["body"]["script"] = "#!/bin/bash\n" + std::string(1024 * 1024, '#');
   r = Envelope(big.dump());
   ExpectGoogleError(r, 400, "INVALID_ARGUMENT");
-  EXPECT_EQ(ParseBody(r)["error"]["message"], "Request payload size exceeds the limit: 1048576 bytes.");
+  EXPECT_EQ(ParseBody(r)["error"]["message"],
+            "Request payload size exceeds the limit: 1048576 bytes.");
   // Nothing was submitted.
   r = Envelope(kGetJobs.dump());
   EXPECT_TRUE(ParseBody(r)["structuredBody"]["jobs"].empty()) << Describe(r);
@@ -205,16 +217,21 @@ TEST_F(VertexEnvelopeTest, JobsRunAsTheCallersLinuxUser) {
   Json body = DocsJob("gpu", "other");
   body["job"]["user_id"] = "demo";  // ignored: the caller's account is used
   HttpClientResponse r = Envelope(
-      Json{{"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", body}}.dump(),
+      Json{{"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", body}}
+          .dump(),
       "Bearer other-token");
   int id = ParseBody(r)["structuredBody"].value("job_id", 0);
   ASSERT_GT(id, 0) << Describe(r);
-  r = Envelope(Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}.dump());
+  r = Envelope(
+      Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}
+          .dump());
   Json job = ParseBody(r)["structuredBody"]["jobs"][0];
   EXPECT_EQ(job["user_name"], "other");
   EXPECT_EQ(job["user_id"], 1002);
   // demo cannot cancel it.
-  r = Envelope(Json{{"method", "HTTP_METHOD_DELETE"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}.dump());
+  r = Envelope(
+      Json{{"method", "HTTP_METHOD_DELETE"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}
+          .dump());
   Json env = ParseBody(r);
   ASSERT_EQ(env["structuredBody"]["status"].size(), 1u) << Describe(r);
   EXPECT_EQ(env["structuredBody"]["status"][0]["error"]["code"], 2002);
@@ -227,7 +244,8 @@ TEST_F(VertexEnvelopeTest, OAuthTokenEndpointGrants) {
                          {"aud", "http://127.0.0.1/token"},
                          {"iat", 1767225600},
                          {"exp", 1767229200}});
-  std::string form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + jwt;
+  std::string form =
+      "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + jwt;
   std::string sa_token = MintedToken(form);
   ASSERT_FALSE(sa_token.empty());
   EXPECT_FALSE(MintedToken(form, "/oauth2/v4/token").empty());
@@ -238,7 +256,9 @@ TEST_F(VertexEnvelopeTest, OAuthTokenEndpointGrants) {
                                   "Bearer " + sa_token);
   int id = ParseBody(r)["structuredBody"].value("job_id", 0);
   ASSERT_GT(id, 0) << Describe(r);
-  r = Envelope(Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}.dump());
+  r = Envelope(
+      Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/job/" + std::to_string(id)}}
+          .dump());
   EXPECT_EQ(ParseBody(r)["structuredBody"]["jobs"][0]["user_name"], "demo");
   // A minted token also works on the direct listener for its Linux user.
   r = server_.Request("GET", "/slurm/v0.0.42/jobs/", SlurmHeaders("demo", sa_token));

@@ -1,5 +1,5 @@
 // Scale smoke tests: big worlds must stay fast (no full rescans per event). Sizes grow with
-// SCHEDEMU_SCALE (default 1 = small enough for Debug CI).
+// SCHEDEMU_SCALE (default 1 = small enough for Debug CI; 20 = 10,000 nodes and 100,000 jobs).
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -20,8 +20,8 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 TEST(Scale, SlurmManyPendingManyNodes) {
-  const int nodes = 1000 * Scale();
-  const int jobs = 10000 * Scale();
+  const int nodes = 500 * Scale();
+  const int jobs = 5000 * Scale();
   WorldConfig c = SlurmConfig(nodes);
   World w = MakeWorld(c);
   auto t0 = std::chrono::steady_clock::now();
@@ -62,12 +62,12 @@ TEST(Scale, CloudRuManyPending) {
   WorldConfig c = CloudRuConfig();
   for (int i = 0; i < 2; ++i) {
     c.allocations[i].node_names.clear();
-    for (int n = 0; n < 500 * Scale(); ++n) {
+    for (int n = 0; n < 250 * Scale(); ++n) {
       c.allocations[i].node_names.push_back(absl::StrCat("a", i, "-", n));
     }
   }
   World w = MakeWorld(c);
-  const int jobs = 10000 * Scale();
+  const int jobs = 5000 * Scale();
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < jobs; ++i) {
     const char* ws = i % 3 == 0 ? kWsB : (i % 3 == 1 ? kWsA : kWsC);

@@ -107,6 +107,21 @@ TEST(SlurmReasons, ResourcesPriorityBeginTimeHeld) {
   EXPECT_EQ(ReasonOf(w.HoldJob(a)), Reason::kFailedPrecondition);
 }
 
+TEST(SlurmReasons, JobsBeyondTheScanLimitShowPriority) {
+  WorldConfig c = SlurmConfig(1);
+  c.max_pending_scan = 1;
+  World w = MakeWorld(c);
+  MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100)));
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 1, 8));
+  JobId d = MustSubmit(w, SlurmJob("alice", "spot", 1, 8));
+  JobId e = MustSubmit(w, SlurmJob("alice", "spot", 1, 8));
+  EXPECT_EQ(J(w, e).reason, "None");
+  Advance(w, 0);
+  EXPECT_EQ(J(w, b).reason, "Resources");
+  EXPECT_EQ(J(w, d).reason, "Resources");  // same shape as b: skipped, not tested
+  EXPECT_EQ(J(w, e).reason, "Priority");   // beyond the scan limit
+}
+
 TEST(SlurmLifecycle, HoldAndRelease) {
   World w = MakeWorld(SlurmConfig(1));
   JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 1));
@@ -293,6 +308,23 @@ TEST(SlurmEndings, FailAtFromRuleEndsEarly) {
   EXPECT_EQ(J(w, f).exit_code, 1);
   EXPECT_EQ(J(w, f).runs[0].end_time, kT0 + FromSeconds(20));
   EXPECT_EQ(J(w, other).state, JobState::kRunning);
+}
+
+TEST(SlurmEndings, ZeroLengthRunEndsAtItsStart) {
+  World w = MakeWorld(SlurmConfig());
+  JobRequest r = SlurmJob("alice", "spot", 1, 1);
+  r.env.clear();
+  r.script = "#!/bin/bash\necho hi\nexit 0\n";
+  JobId id = MustSubmit(w, r);
+  Advance(w, 0);
+  EXPECT_EQ(J(w, id).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, id).runs[0].start_time, kT0);
+  EXPECT_EQ(J(w, id).runs[0].end_time, kT0);
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(J(w, id).state, JobState::kCompleted);
+  auto out = w.OutputSoFar(J(w, id));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].second, "hi");
 }
 
 TEST(SlurmEndings, MinJobAge) {

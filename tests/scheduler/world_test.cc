@@ -180,6 +180,36 @@ TEST(WorldTokens, OpaqueAndJwt) {
   EXPECT_EQ(w2.MintToken(Dialect::kCloudRu, "client", kWsA, false).token, tok);
 }
 
+TEST(WorldControl, PreemptFailFinishNow) {
+  World w = MakeWorld(CloudRuConfig());
+  JobRequest r = CloudRuJob(kWsA, "a100.1gpu.8C.243G");
+  r.max_retry = 3;
+  JobId a = MustSubmit(w, r);
+  JobId b = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G"));
+  JobId c = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G"));
+  EXPECT_EQ(ReasonOf(w.PreemptJobNow(a)), Reason::kFailedPrecondition);  // still pending
+  Advance(w, 0);
+  ASSERT_TRUE(w.PreemptJobNow(a).ok());
+  EXPECT_EQ(J(w, a).state, JobState::kRestarting);
+  EXPECT_EQ(J(w, a).preemptions[0].by_name, "control");
+  ASSERT_TRUE(w.FailJobNow(b, 0).ok());
+  EXPECT_EQ(J(w, b).state, JobState::kFailed);
+  EXPECT_EQ(J(w, b).exit_code, 1);
+  ASSERT_TRUE(w.FinishJobNow(c).ok());
+  EXPECT_EQ(J(w, c).state, JobState::kCompleted);
+  EXPECT_EQ(ReasonOf(w.FinishJobNow(c)), Reason::kFailedPrecondition);
+  EXPECT_EQ(ReasonOf(w.FinishJobNow(9999)), Reason::kJobNotFound);
+  World s = MakeWorld(SlurmConfig());
+  JobId d = MustSubmit(s, SlurmJob("alice", "spot", 1, 1));
+  Advance(s, 0);
+  ASSERT_TRUE(s.FailJobNow(d, 7).ok());
+  EXPECT_EQ(J(s, d).state, JobState::kCompleting);
+  Advance(s, FromSeconds(1));
+  EXPECT_EQ(J(s, d).state, JobState::kFailed);
+  EXPECT_EQ(J(s, d).exit_code, 7);
+  EXPECT_EQ(J(s, d).reason, "NonZeroExitCode");
+}
+
 TEST(ModelErrors, CarryReason) {
   absl::Status s = ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound, "gone");
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);

@@ -1,0 +1,169 @@
+// In-process tests of the Slurm handler core (no sockets): the pure helpers (hostlists, stdio
+// path expansion, signals, submit parsing order, status mapping) and HandleSlurmRequest against
+// the default scenario's world.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "api/emulator.h"
+#include "api/scenario/scenario.h"
+#include "api/slurm/errors.h"
+#include "api/slurm/handlers.h"
+#include "api/slurm/submit.h"
+#include "api/slurm/views.h"
+
+namespace schedemu::api::slurm {
+namespace {
+
+using nlohmann::json;
+
+TEST(SlurmViewsTest, StdioPathExpansion) {
+  EXPECT_EQ(ExpandStdioPath("slurm-%j.out", "/home/demo", 7, "demo", "run", ""),
+            "/home/demo/slurm-7.out");
+  EXPECT_EQ(ExpandStdioPath("/logs/%x.%u.%N.%%.%5j", "/home/demo", 42, "demo", "run", "a3-1"),
+            "/logs/run.demo.a3-1.%.00042");
+  EXPECT_EQ(ExpandStdioPath("out/%A_%a-%s", "/w/", 3, "u", "n", ""), "/w/out/3_4294967294-batch");
+  EXPECT_EQ(ExpandStdioPath("trailing%", "/w", 1, "u", "n", ""), "/w/trailing%");
+  EXPECT_EQ(ExpandStdioPath("%q", "/w", 1, "u", "n", ""), "/w/%q");
+}
+
+TEST(SlurmViewsTest, SignalsAndNoValStructs) {
+  EXPECT_EQ(ParseSignal("SIGTERM"), 15);
+  EXPECT_EQ(ParseSignal("term"), 15);
+  EXPECT_EQ(ParseSignal("9"), 9);
+  EXPECT_EQ(ParseSignal("SIGUSR1"), 10);
+  EXPECT_EQ(ParseSignal("SIGBOGUS"), -1);
+  EXPECT_EQ(ParseSignal("0"), -1);
+  EXPECT_EQ(ParseSignal("65"), -1);
+  EXPECT_EQ(ParseSignal(""), -1);
+  EXPECT_EQ(NoValMinutes(kNever), (json{{"set", false}, {"infinite", true}, {"number", 0}}));
+  EXPECT_EQ(NoValMinutes(FromSeconds(7200)),
+            (json{{"set", true}, {"infinite", false}, {"number", 120}}));
+  EXPECT_EQ(NoValTime(0), (json{{"set", true}, {"infinite", false}, {"number", 0}}));
+  EXPECT_EQ(ExitCodeVerbose(0, 9)["status"], json::array({"SIGNALED"}));
+  EXPECT_EQ(ExitCodeVerbose(0, 9)["signal"]["name"], "KILL");
+  EXPECT_EQ(ExitCodeVerbose(3, 0)["status"], json::array({"ERROR"}));
+  EXPECT_EQ(ExitCodeVerbose(0, 0)["status"], json::array({"SUCCESS"}));
+}
+
+TEST(SlurmErrorsTest, StatusFollowsTheFirstErrorNumber) {
+  EXPECT_EQ(HttpStatusForError(0), 200);
+  EXPECT_EQ(HttpStatusForError(kEslurmRestInvalidQuery), 422);
+  EXPECT_EQ(HttpStatusForError(kEslurmRestFailParsing), 400);
+  EXPECT_EQ(HttpStatusForError(kEslurmInvalidJobId), 404);
+  EXPECT_EQ(HttpStatusForError(kEslurmInvalidPartitionName), 500);
+  EXPECT_EQ(HttpStatusForError(7000), 502);
+  EXPECT_EQ(ErrorUnableToQueryJob(12).ToJson(), (json{{"description", "Unable to query JobId=12"},
+                                                      {"error_number", 2017},
+                                                      {"error", "Invalid job id specified"},
+                                                      {"source", "_handle_job_get"}}));
+}
+
+TEST(SlurmSubmitTest, ParsingOrderAndConversions) {
+  EXPECT_EQ(ParseSubmitBody(std::nullopt).error->description, "unexpected empty query for job");
+  EXPECT_EQ(ParseSubmitBody(std::string("  ")).error->error_number, kEslurmRestInvalidQuery);
+  EXPECT_TRUE(ParseSubmitBody(std::string("{\"job\":")).unparsable);
+  EXPECT_TRUE(ParseSubmitBody(std::string(100, '[') + std::string(100, ']')).unparsable);
+  EXPECT_EQ(ParseSubmitBody(std::string("[1]")).error->error_number, kEslurmDataExpectedDict);
+  json ok = {{"job",
+              {{"current_working_directory", "/w"},
+               {"environment", {"A=1", "B"}},
+               {"nodes", "2-4"},
+               {"tasks_per_node", "4"},
+               {"cpus_per_task", 2},
+               {"time_limit", {{"set", true}, {"number", 10}}},
+               {"tres_per_node", "gres/gpu:h100:2"},
+               {"partition", "spot,gpu"},
+               {"hold", true}}},
+             {"script", "#!/bin/bash\n"}};
+  ParsedSubmit p = ParseSubmitBody(ok.dump());
+  ASSERT_FALSE(p.error) << p.error->description;
+  EXPECT_EQ(p.request.workers, 2);
+  EXPECT_EQ(p.request.cpus_per_worker, 8);
+  EXPECT_EQ(p.request.time_limit, FromSeconds(600));
+  EXPECT_EQ(p.request.partition, "spot");
+  EXPECT_TRUE(p.request.hold);
+  EXPECT_EQ(p.gres.per_node, 2);
+  EXPECT_EQ(p.gres.type, "h100");
+  ASSERT_EQ(p.request.env.size(), 2u);
+  EXPECT_EQ(p.request.env[1], (std::pair<std::string, std::string>{"B", ""}));
+  EXPECT_EQ(p.request.script, "#!/bin/bash\n");
+  // "gpu:2" carries no gres/ token: not GRES for slurmctld.
+  ok["job"]["tres_per_node"] = "gpu:2";
+  EXPECT_EQ(ParseSubmitBody(ok.dump()).gres.per_node, 0);
+  ok["job"]["tres_per_node"] = "gres/fpga:1";
+  EXPECT_TRUE(ParseSubmitBody(ok.dump()).gres_error.has_value());
+  ok["job"]["tres_per_node"] = "gres/gpu";
+  EXPECT_EQ(ParseSubmitBody(ok.dump()).gres.per_node, 1);
+  // Order: cwd (2063) is checked before the environment (2127).
+  json bad = ok;
+  bad["job"].erase("current_working_directory");
+  bad["job"]["environment"] = json::array();
+  EXPECT_EQ(ParseSubmitBody(bad.dump()).error->error_number, kEslurmMissingWorkDir);
+  bad["job"]["current_working_directory"] = "/w";
+  EXPECT_EQ(ParseSubmitBody(bad.dump()).error->error_number, kEslurmEnvironmentMissing);
+  bad = ok;
+  bad["job"]["time_limit"] = -1;
+  EXPECT_EQ(ParseSubmitBody(bad.dump()).error->error_number, kEslurmDataConvFailed);
+  EXPECT_EQ(ParseSubmitBody(bad.dump()).error->source, "#/job/time_limit");
+  EXPECT_EQ(JsonNestingDepth(R"({"a":"[[[[","b":[{}]})"), 3);
+}
+
+class SlurmHandlersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Scenario> s = ParseScenario(DefaultScenarioText(), "default");
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_TRUE(emu_.Load(s->world, s->text).ok());
+  }
+  SlurmResponse Call(const std::string& method, const std::string& target,
+                     std::optional<std::string> body = std::nullopt,
+                     const std::string& user = "demo") {
+    SlurmRequest r;
+    r.method = method;
+    r.target = target;
+    r.body = std::move(body);
+    r.user = user;
+    return HandleSlurmRequest(emu_, r);
+  }
+  Emulator emu_{EmulatorOptions{}, [] { return int64_t{0}; }};
+};
+
+TEST_F(SlurmHandlersTest, SubmitGetCancelInProcess) {
+  json job = {{"job",
+               {{"name", "x"},
+                {"current_working_directory", "/home/demo"},
+                {"environment", {"PATH=/bin"}}}},
+              {"script", "#!/bin/bash\nsleep 50\n"}};
+  SlurmResponse r = Call("POST", "/slurm/v0.0.42/job/submit", job.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  int id = json::parse(r.body)["job_id"];
+  r = Call("GET", "/slurm/v0.0.42/job/" + std::to_string(id));
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["jobs"][0]["user_name"], "demo");
+  EXPECT_EQ(j["meta"]["client"]["user"], "demo");
+  r = Call("DELETE", "/slurm/v0.0.42/job/" + std::to_string(id), std::nullopt, "other");
+  EXPECT_EQ(json::parse(r.body)["status"][0]["error"]["code"], kEslurmAccessDenied);
+  r = Call("DELETE", "/slurm/v0.0.42/job/" + std::to_string(id));
+  EXPECT_TRUE(json::parse(r.body)["status"].empty()) << r.body;
+  // Routing answers of slurmrestd.
+  r = Call("GET", "/slurm/v0.0.42/nothing");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_FALSE(r.path_served);
+  EXPECT_EQ(r.content_type, "text/plain");
+  r = Call("PATCH", "/slurm/v0.0.42/jobs/");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_FALSE(r.path_served);
+  r = Call("POST", "/slurm/v0.0.42/job/submit", std::string("{"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_TRUE(r.path_served);
+  EXPECT_EQ(r.body, "Unable to parse query.");
+  r = Call("GET", "/slurmdb/v0.0.44/jobs/");
+  EXPECT_EQ(r.status, 404);
+}
+
+}  // namespace
+}  // namespace schedemu::api::slurm
