@@ -4,6 +4,7 @@
 #include "api/control/faults.h"
 #include "api/control/routes.h"
 #include "api/control/state_file.h"
+#include "api/dashboard/routes.h"
 #include "api/slurm/routes.h"
 #include "api/vertex/routes.h"
 
@@ -12,7 +13,7 @@ namespace schedemu::api {
 std::vector<RouteGroup> AllRouteGroups(Emulator& emulator) {
   std::vector<RouteGroup> groups;
   for (auto* make : {&ControlRouteGroups, &CloudRuRouteGroups, &VertexRouteGroups,
-                     &SlurmDirectRouteGroups}) {
+                     &SlurmDirectRouteGroups, &DashboardRouteGroups}) {
     for (RouteGroup& g : make(emulator)) groups.push_back(std::move(g));
   }
   // Control-plane fault rules answer before the dialects' own hooks (api/control/faults.h).

@@ -198,6 +198,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     for (const auto& [k, v] : tpl.headers) request_.set(k, v);
     if (!tpl.body.empty() || tpl.method == http::verb::post || tpl.method == http::verb::put) {
       request_.body() = tpl.dynamic ? Expand(tpl.body, index_, rng_) : tpl.body;
+      if (request_.find(http::field::content_type) == request_.end()) {
+        request_.set(http::field::content_type, "application/json");
+      }
       request_.prepare_payload();
     }
     request_.keep_alive(true);

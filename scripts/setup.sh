@@ -8,6 +8,7 @@ PACKAGES=(
   libboost1.81-dev nlohmann-json3-dev libabsl-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-google-auth python3-jsonschema openssl
+  chromium
 )
 if [ "${SCHEDEMU_SETUP_EXTRA:-}" != "" ]; then
   # shellcheck disable=SC2206

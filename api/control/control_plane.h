@@ -1,7 +1,8 @@
 // Control-plane state that lives beside the world: fault rules (with their own seeded generator,
 // so a fault's coin flips never perturb the world's identifiers) and named snapshots of the
-// world. One per Emulator (Emulator::control()); thread-safe (its own mutex, never held while the
-// world lock is taken).
+// world, plus the request journal behind `serve --state-file`. One per Emulator
+// (Emulator::control()); thread-safe. Lock order: its mutex may be taken while the world lock is
+// held, never the other way round (it never calls into the world).
 #ifndef SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
 #define SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
 

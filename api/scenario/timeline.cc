@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "api/control/control_plane.h"
 #include "api/scenario/json_reader.h"
 #include "api/scenario/scenario.h"
 
@@ -173,9 +174,7 @@ void ValidateAction(const std::string& kind, const json& value, const std::strin
   } else if (kind == "behaviour_rule") {
     ReadBehaviourRule(r);
   } else if (kind == "fault") {
-    // Validated by the control API when the runner installs it; here only the shape.
-    for (auto it = value.begin(); it != value.end(); ++it) r.Allow(it.key());
-    r.Finish();
+    ReadFaultRule(r);  // the same reader as POST /emulator/v1/faults
   } else if (kind == "expect") {
     ValidateExpect(r, w);
   }

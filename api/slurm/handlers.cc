@@ -23,7 +23,15 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kVersion = "v0.0.42";
+// Served data_parser versions. v0.0.43 and v0.0.44 are supersets of v0.0.42 for every operation
+// served here; their extra fields are added by AdaptToVersion. v0.0.41 (different submit and
+// kill shapes) is not served.
+int ParseVersion(std::string_view segment) {
+  if (segment == "v0.0.42") return 42;
+  if (segment == "v0.0.43") return 43;
+  if (segment == "v0.0.44") return 44;
+  return 0;
+}
 constexpr int64_t kMaxJobId = 0x03FFFFFF;
 
 // The answer being built: the operation's fields plus meta/errors/warnings.
@@ -47,6 +55,7 @@ struct Call {
   const SlurmRequest& req;
   std::vector<std::pair<std::string, std::string>> query;
   bool slurmdb = false;
+  int version = 42;
 
   std::optional<std::string_view> Query(std::string_view name) const {
     for (const auto& [k, v] : query) {
@@ -61,18 +70,46 @@ int ResolveCluster(const World& w, const std::string& name) {
   return w.FindCluster(name);
 }
 
+// Fields v0.0.43/v0.0.44 add to the v0.0.42 shapes.
+void AdaptToVersion(json& body, int version) {
+  if (version == 42) return;
+  body["meta"]["plugin"]["data_parser"] = absl::StrCat("data_parser/v0.0.", version);
+  if (auto it = body.find("jobs"); it != body.end() && it->is_array()) {
+    for (json& job : *it) {
+      job["segment_size"] = 0;
+      if (!job.contains("job_state")) continue;  // slurmdb record
+      job["stdout_expanded"] = job.value("standard_output", "");
+      job["stderr_expanded"] = job.value("standard_error", "");
+      job["stdin_expanded"] = job.value("standard_input", "");
+      job["licenses_allocated"] = "";
+      if (version >= 44) job["submit_line"] = "";
+    }
+  }
+  if (auto it = body.find("nodes"); it != body.end() && it->is_array()) {
+    for (json& node : *it) {
+      node["topology"] = "";
+      node["cert_flags"] = json::array();
+      node["tls_cert_last_renewal"] = NoVal(0);
+    }
+  }
+  if (auto it = body.find("partitions"); it != body.end() && it->is_array()) {
+    for (json& p : *it) p["topology"] = "";
+  }
+}
+
 SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_name) {
   json errors = json::array();
   for (const SlurmError& e : reply.errors) errors.push_back(e.ToJson());
   json warnings = json::array();
   for (const SlurmWarning& w : reply.warnings) warnings.push_back(w.ToJson());
   reply.body["meta"] = Meta({call.slurmdb, call.req.user, call.req.client_source, cluster_name});
+  AdaptToVersion(reply.body, call.version);
   reply.body["errors"] = std::move(errors);
   reply.body["warnings"] = std::move(warnings);
   SlurmResponse r;
   r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
   r.content_type = "application/json";
-  r.body = reply.body.dump();
+  r.body = reply.body.dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 
@@ -711,14 +748,15 @@ SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request) {
     if (s == "..") return Text(400, kTextUnknownUrl, false);
     segs.emplace_back(s);
   }
-  if (segs.size() < 3 || (segs[0] != "slurm" && segs[0] != "slurmdb") || segs[1] != kVersion) {
+  const int version = segs.size() >= 2 ? ParseVersion(segs[1]) : 0;
+  if (segs.size() < 3 || (segs[0] != "slurm" && segs[0] != "slurmdb") || version == 0) {
     return Text(404, kTextUnknownUrl, false);
   }
   // slurmrestd takes parameters from the URL query OR the body, never both.
   const bool has_body = request.body.has_value() && !request.body->empty();
   if (has_body && !raw_query.empty()) return Text(400, kTextBodyAndQuery, true);
 
-  Call call{emu, request, std::move(*query), segs[0] == "slurmdb"};
+  Call call{emu, request, std::move(*query), segs[0] == "slurmdb", version};
   const std::string& m = request.method;
   const std::vector<std::string> rest(segs.begin() + 2, segs.end());
   auto is = [&](std::initializer_list<std::string_view> p) {

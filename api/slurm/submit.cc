@@ -315,6 +315,7 @@ bool ParseGres(std::string_view text, int* count, std::string* type) {
       }
     }
     *count += n;
+    if (*count > 1'000'000) return false;
   }
   return true;
 }
@@ -364,6 +365,7 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   }
 
   constexpr int64_t kMaxCount = 1'000'000;
+  constexpr int64_t kMaxMemoryMb = int64_t{1} << 40;
   std::optional<int64_t> min_nodes = r.Int("minimum_nodes", 0, kMaxCount);
   if (!min_nodes) {
     if (auto v = r.String("nodes")) {
@@ -390,10 +392,10 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   if (tasks) spec["tasks"] = *tasks;
   if (tpn) spec["tasks_per_node"] = *tpn;
   if (cpt) spec["cpus_per_task"] = *cpt;
-  if (auto v = r.NoValNumber("memory_per_node", INT64_MAX / 2); v && *v != FieldReader::kInfinite) {
+  if (auto v = r.NoValNumber("memory_per_node", kMaxMemoryMb); v && *v != FieldReader::kInfinite) {
     spec["memory_per_node"] = *v;
   }
-  if (auto v = r.NoValNumber("memory_per_cpu", INT64_MAX / 2); v && *v != FieldReader::kInfinite) {
+  if (auto v = r.NoValNumber("memory_per_cpu", kMaxMemoryMb); v && *v != FieldReader::kInfinite) {
     spec["memory_per_cpu"] = *v;
   }
   const int64_t nodes = std::max<int64_t>(1, out->min_nodes);

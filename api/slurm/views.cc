@@ -90,7 +90,7 @@ int64_t MemoryPerNodeMb(const Spec& spec, const Job& job, int64_t node_mem_mb, i
   return node_mem_mb / node_cpus * std::max(1, job.request.cpus_per_worker);
 }
 
-std::string TresString(int cpus, int64_t mem_mb, int nodes, int gpus) {
+std::string TresString(int64_t cpus, int64_t mem_mb, int nodes, int64_t gpus) {
   std::string mem = mem_mb % 1024 == 0 && mem_mb > 0 ? absl::StrCat(mem_mb / 1024, "G")
                                                      : absl::StrCat(mem_mb, "M");
   std::string s = absl::StrCat("cpu=", cpus, ",mem=", mem, ",node=", nodes, ",billing=", cpus);
@@ -98,7 +98,7 @@ std::string TresString(int cpus, int64_t mem_mb, int nodes, int gpus) {
   return s;
 }
 
-json TresList(int cpus, int64_t mem_mb, int nodes, int gpus) {
+json TresList(int64_t cpus, int64_t mem_mb, int nodes, int64_t gpus) {
   json l = json::array();
   l.push_back({{"type", "cpu"}, {"name", ""}, {"id", 1}, {"count", cpus}});
   l.push_back({{"type", "mem"}, {"name", ""}, {"id", 2}, {"count", mem_mb}});
@@ -110,7 +110,7 @@ json TresList(int cpus, int64_t mem_mb, int nodes, int gpus) {
 
 // The "batch" step of a started run, as slurmdbd records it.
 json BatchStep(const Job& job, const JobRun& run, bool last, const std::vector<std::string>& names,
-               int cpus, int64_t mem_mb, int nodes, int gpus, TimeMs start, TimeMs end,
+               int64_t cpus, int64_t mem_mb, int nodes, int64_t gpus, TimeMs start, TimeMs end,
                int64_t elapsed, int exit_code, int signal) {
   std::string state;
   if (end == 0) {
@@ -398,9 +398,9 @@ json JobInfoJson(const World& world, const Job& job) {
   auto [node_mem, node_cpus] = NodeShape(world, job, r);
   const int workers = std::max(1, q.workers);
   const int cpus_per = std::max(1, q.cpus_per_worker);
-  const int total_cpus = workers * cpus_per;
+  const int64_t total_cpus = int64_t{workers} * cpus_per;
   const int64_t mem_per_node = MemoryPerNodeMb(spec, job, node_mem, node_cpus);
-  const int gpus = job.TotalGpus();
+  const int64_t gpus = int64_t{std::max(1, q.workers)} * q.gpus_per_worker;
   const std::string cwd = spec.cwd;
   const std::string name = job.name;
 
@@ -630,9 +630,9 @@ std::vector<json> JobDbRecords(const World& world, const Job& job) {
   auto [node_mem, node_cpus] = NodeShape(world, job, r);
   const int workers = std::max(1, q.workers);
   const int cpus_per = std::max(1, q.cpus_per_worker);
-  const int total_cpus = workers * cpus_per;
+  const int64_t total_cpus = int64_t{workers} * cpus_per;
   const int64_t mem_per_node = MemoryPerNodeMb(spec, job, node_mem, node_cpus);
-  const int gpus = job.TotalGpus();
+  const int64_t gpus = int64_t{std::max(1, q.workers)} * q.gpus_per_worker;
   const std::string cwd = spec.cwd;
   const int tier = r.partition != nullptr ? r.partition->config.priority_tier : 1;
 

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 HttpResponse GoogleError(int code, std::string_view status, std::string_view message) {
   json body = {{"error", {{"code", code}, {"message", message}, {"status", status}}}};
-  return JsonResponse(code, body.dump());
+  return JsonResponse(code, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 HttpResponse ErrorInvalidJsonPayload(std::string_view detail) {
@@ -90,7 +90,7 @@ HttpResponse ErrorUrlNotFound() {
 
 HttpResponse OAuthError(int status, std::string_view error, std::string_view description) {
   json body = {{"error", error}, {"error_description", description}};
-  return JsonResponse(status, body.dump());
+  return JsonResponse(status, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 HttpResponse ErrorUnsupportedGrantType(std::string_view grant_type) {
   return OAuthError(400, "unsupported_grant_type",

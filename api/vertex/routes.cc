@@ -6,7 +6,7 @@
 // syntax, then the Slurm handlers (api/slurm/handlers.h) run as the principal's Linux user.
 // A slurmrestd plain-text answer (e.g. "Unable to parse query." for a `body` given as a string
 // that is not JSON) comes back as {"status": 400, "body": "Unable to parse query."} with no
-// structuredBody. A paths slurmrestd does not serve (its 404/405 texts) is INVALID_ARGUMENT.
+// structuredBody. A path slurmrestd does not serve (its 404/405 texts) is INVALID_ARGUMENT.
 //
 // OAuth2: POST /token and /oauth2/v4/token (form or JSON). grant_type
 // urn:ietf:params:oauth:grant-type:jwt-bearer: the assertion's payload is decoded WITHOUT
@@ -165,7 +165,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   } else {
     out["body"] = sres.body;
   }
-  return JsonResponse(200, out.dump());
+  return JsonResponse(200, out.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
   }
   json out = {{"access_token", token}, {"expires_in", expires_in}, {"token_type", "Bearer"}};
   if (auto it = form.find("scope"); it != form.end()) out["scope"] = it->second;
-  HttpResponse r = JsonResponse(200, out.dump());
+  HttpResponse r = JsonResponse(200, out.dump(-1, ' ', false, json::error_handler_t::replace));
   r.headers.emplace_back("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate");
   return r;
 }

@@ -340,6 +340,11 @@ TEST(TimelineTest, StepsAreValidated) {
   bad["timeline"][1] = {{"at", 1}, {"job_action", {{"job", "a"}, {"action", "explode"}}}};
   EXPECT_THAT(ErrorOf(bad), HasSubstr("$.timeline[1].job_action.action: expected one of"));
   bad = j;
+  bad["timeline"][1] = {{"at", 1}, {"fault", {{"status", 503}, {"nth", 0}}}};
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].fault.nth: must be >= 1");
+  bad["timeline"][1] = {{"at", 1}, {"fault", {{"match", {{"verb", "GET"}}}, {"status", 503}}}};
+  EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].fault.match.verb: unknown field \"verb\"");
+  bad = j;
   bad["timeline"][1] = {{"at", 1}, {"clock_speed", -2}};
   EXPECT_EQ(ErrorOf(bad), "x.json: $.timeline[1].clock_speed: expected a number > 0");
 }

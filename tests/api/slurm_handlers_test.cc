@@ -161,8 +161,18 @@ TEST_F(SlurmHandlersTest, SubmitGetCancelInProcess) {
   EXPECT_EQ(r.status, 400);
   EXPECT_TRUE(r.path_served);
   EXPECT_EQ(r.body, "Unable to parse query.");
-  r = Call("GET", "/slurmdb/v0.0.44/jobs/");
+  r = Call("GET", "/slurmdb/v0.0.41/jobs/");
   EXPECT_EQ(r.status, 404);
+  // Invalid UTF-8 echoed into an error description stays valid JSON.
+  r = Call("GET", "/slurm/v0.0.42/partition/%FF%FE");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_FALSE(json::parse(r.body, nullptr, false).is_discarded()) << r.body;
+  r = Call("GET", "/slurm/v0.0.42/job/1%FF");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_FALSE(json::parse(r.body, nullptr, false).is_discarded()) << r.body;
+  r = Call("GET", "/slurmdb/v0.0.42/jobs/?%FF=1");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(json::parse(r.body, nullptr, false).is_discarded()) << r.body;
 }
 
 }  // namespace

@@ -15,10 +15,10 @@ import jsonschema
 SOURCE_DIR = os.environ.get(
     "SCHEDEMU_SOURCE_DIR",
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-SPEC_CANDIDATES = [
-    os.environ.get("SCHEDEMU_SLURM_SPEC", ""),
-    os.path.join(SOURCE_DIR, "..", "shared", "specs", "slurm-v0.0.42.openapi.json"),
-    "/work/shared/specs/slurm-v0.0.42.openapi.json",
+SPEC_DIRS = [
+    os.environ.get("SCHEDEMU_SLURM_SPEC_DIR", ""),
+    os.path.join(SOURCE_DIR, "..", "shared", "specs"),
+    "/work/shared/specs",
 ]
 
 
@@ -55,20 +55,21 @@ def _fix(schema):
         schema["additionalProperties"] = False
 
 
-def load_spec():
-    for path in SPEC_CANDIDATES:
+def load_spec(version="v0.0.42"):
+    for d in SPEC_DIRS:
+        path = os.path.join(d, "slurm-%s.openapi.json" % version) if d else ""
         if path and os.path.exists(path):
             with open(path) as f:
                 spec = json.load(f)
             fixed = copy.deepcopy(spec)
             _fix(fixed["components"]["schemas"])
             return spec, fixed
-    raise FileNotFoundError("slurm-v0.0.42.openapi.json not found in %r" % SPEC_CANDIDATES)
+    raise FileNotFoundError("slurm-%s.openapi.json not found in %r" % (version, SPEC_DIRS))
 
 
 class Contract:
-    def __init__(self):
-        self.raw, self.spec = load_spec()
+    def __init__(self, version="v0.0.42"):
+        self.raw, self.spec = load_spec(version)
         self.resolver = jsonschema.RefResolver.from_schema(self.spec)
 
     def schema_for(self, method, path):

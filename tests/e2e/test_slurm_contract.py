@@ -111,6 +111,31 @@ def main():
         both("GET", "/slurmdb/v0.0.42/job/%d" % spot_id)
         both("GET", "/slurm/v0.0.42/jobs/")
 
+        # v0.0.43 and v0.0.44 answer with their own (superset) shapes.
+        for version in ("v0.0.43", "v0.0.44"):
+            vc = Contract(version)
+            for method, path, body in (
+                    ("POST", "/slurm/%s/job/submit" % version, docs_job()),
+                    ("POST", "/slurm/%s/job/submit" % version, docs_job("nope")),
+                    ("GET", "/slurm/%s/jobs/" % version, None),
+                    ("GET", "/slurm/%s/job/%d" % (version, spot_id), None),
+                    ("GET", "/slurm/%s/job/4242" % version, None),
+                    ("DELETE", "/slurm/%s/job/4242" % version, None),
+                    ("GET", "/slurm/%s/nodes/" % version, None),
+                    ("GET", "/slurm/%s/partitions/" % version, None),
+                    ("GET", "/slurm/%s/ping/" % version, None),
+                    ("GET", "/slurm/%s/diag/" % version, None),
+                    ("GET", "/slurmdb/%s/jobs/" % version, None),
+                    ("GET", "/slurmdb/%s/job/%d" % (version, spot_id), None)):
+                r = s.request(method, srv.base_url + path, headers=direct_headers, json=body)
+                payload = r.json()
+                check.eq(payload["meta"]["plugin"]["data_parser"], "data_parser/" + version,
+                         "data_parser of %s" % path)
+                name, errs = vc.errors(method, path, payload)
+                check(not errs, "%s %s (%s): %s" % (method, path, name, errs[:5]))
+            r = s.get(srv.base_url + "/slurm/v0.0.41/jobs/", headers=direct_headers)
+            check.eq(r.status_code, 404, "v0.0.41 is not served")
+
         for needed in ("v0.0.42_openapi_job_submit_response", "v0.0.42_openapi_job_info_resp",
                        "v0.0.42_openapi_kill_job_resp", "v0.0.42_openapi_slurmdbd_jobs_resp",
                        "v0.0.42_openapi_nodes_resp", "v0.0.42_openapi_partition_resp",

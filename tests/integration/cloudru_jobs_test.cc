@@ -500,3 +500,32 @@ TEST_F(CloudRuJobsTest, BooleanQueryForms) {
 
 }  // namespace
 }  // namespace schedemu::testing::cloudru
+
+namespace schedemu::testing::cloudru {
+namespace {
+
+TEST_F(CloudRuJobsTest, AnotherWorkspaceSeesAndChangesNothing) {
+  std::string name = Submit(JobBody("a100.1gpu", "1h"));
+  Advance(1);
+  ASSERT_EQ(Status(name)["status"], "running");
+  Headers other = Other();
+  EXPECT_EQ(Status(name, other)["status"], "job not found");
+  EXPECT_EQ(JobCount(other), 0);
+  ExpectError(Get("jobs/" + name + "/logs?region=SR008", other), 400, 1, "job not found");
+  for (const std::string& path : {"jobs/" + name + "/nodes", "jobs/" + name + "/params",
+                                  "jobs/" + name + "/preemptors",
+                                  "jobs/elastic/" + name + "/pods"}) {
+    ExpectError(Get(path, other), 404, 1, "not found");
+  }
+  HttpClientResponse r = Delete("jobs/" + name + "?region=SR008", other);
+  EXPECT_EQ(Parse(r)["status"], "job not found");
+  ExpectError(Post("jobs/restart", Json{{"job_name", name}}, other), 404, 1, "not found");
+  Json j = Parse(Get(std::string("queues/") + kAlloc2Queue + "/jobs", other));
+  EXPECT_TRUE(j["jobs"].empty());
+  // Still running and untouched for its owner.
+  EXPECT_EQ(Status(name)["status"], "running");
+  EXPECT_EQ(JobCount(Demo()), 1);
+}
+
+}  // namespace
+}  // namespace schedemu::testing::cloudru

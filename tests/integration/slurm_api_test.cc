@@ -539,6 +539,10 @@ TEST_P(SlurmApiTest, PathsSlurmDoesNotServe) {
   EXPECT_EQ(r.body, "Unable find requested URL. Please view /openapi/v3 for API reference.");
   r = server_.Request("GET", "/slurm/v0.0.41/jobs/", SlurmHeaders());
   EXPECT_EQ(r.status, 404) << Describe(r);
+  // v0.0.43 / v0.0.44 are served in their own (superset) shapes.
+  r = server_.Request("GET", "/slurm/v0.0.44/jobs/", SlurmHeaders());
+  EXPECT_EQ(r.status, 200) << Describe(r);
+  EXPECT_EQ(ParseBody(r)["meta"]["plugin"]["data_parser"], "data_parser/v0.0.44");
   r = server_.Request("PUT", "/slurm/v0.0.42/jobs/", SlurmHeaders());
   EXPECT_EQ(r.status, 405) << Describe(r);
   EXPECT_EQ(r.body,

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# README command 3: the performance benchmarks, one command. Builds a Release tree (build/bench),
+# runs the model microbenchmarks (Google Benchmark, repetitions, medians), starts `schedemu serve`
+# and measures cold start, idle RSS, HTTP throughput/latency per route at 64 keep-alive connections
+# (bench/http_load), GET /jobs with 1,000 and 10,000 jobs, a steady-load memory soak and a
+# 1,000,000-job SWF replay on a 10,000-GPU scenario; writes bench/results/latest.md (+ .json).
+#
+# Environment:
+#   SCHEDEMU_BENCH_PEER=1          also measure the real Slurm 22.05 peer (installs slurmctld,
+#                                  slurmd, slurmrestd, slurm-client, munge, slurm-wlm-jwt-plugin
+#                                  with apt-get; starts ../shared/peers/slurm-22.05/start.sh with
+#                                  a temporary PEER_RUN) and report ratios ours/peer
+#   SCHEDEMU_BENCH_DURATION=10     seconds per HTTP run (after 1 s warm-up)
+#   SCHEDEMU_BENCH_CONNECTIONS=64  keep-alive connections per HTTP run
+#   SCHEDEMU_BENCH_REPS=5          model benchmark repetitions (the table shows medians)
+#   SCHEDEMU_BENCH_COLD_RUNS=20    cold starts measured
+#   SCHEDEMU_BENCH_SOAK=60         seconds of steady GET load for the memory check (600 = 10 min)
+#   SCHEDEMU_BENCH_REPLAY_JOBS=1000000
+#   SCHEDEMU_BENCH_SKIP=model,cold,http,jobs,soak,replay,peer   steps to leave out
+#   SCHEDEMU_BENCH_BUILD=build/bench   build directory
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${SCHEDEMU_BENCH_BUILD:-build/bench}
+export SCHEDEMU_BENCH_BUILD="$ROOT/$BUILD"
+case "$BUILD" in /*) export SCHEDEMU_BENCH_BUILD="$BUILD" ;; esac
+
+scripts/setup.sh
+if [ "${SCHEDEMU_BENCH_PEER:-0}" = 1 ]; then
+  peer_pkgs=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin bc curl)
+  missing=()
+  for p in "${peer_pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    echo "bench: installing the Slurm peer: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+# Release, benchmarks on, tests off. Warnings are not errors here: -O3 brings extra
+# maybe-uninitialized diagnostics and this build only measures (scripts/test.sh enforces -Werror).
+cmake -S . -B "$SCHEDEMU_BENCH_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSCHEDEMU_TESTS=OFF \
+  -DSCHEDEMU_BENCH=ON -DSCHEDEMU_WERROR=OFF >/dev/null
+cmake --build "$SCHEDEMU_BENCH_BUILD" -j "$(nproc)" \
+  --target schedemu model_bench http_load swf_gen replay_tool
+
+mkdir -p bench/results
+/usr/bin/python3 bench/run_bench.py
+echo "bench: wrote bench/results/latest.md" >&2
