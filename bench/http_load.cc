@@ -148,7 +148,10 @@ struct Shared {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(net::io_context& io, const Shared& shared, int index, Stats& stats)
-      : socket_(io), shared_(shared), index_(index), stats_(stats),
+      : socket_(io),
+        shared_(shared),
+        index_(index),
+        stats_(stats),
         rng_(0x1234567ULL * static_cast<uint64_t>(index + 1)) {}
 
   void Start() { Connect(); }
@@ -186,8 +189,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     const auto& t = shared_.opts.templates;
-    current_ = t.size() == 1 ? 0
-                             : shared_.weighted[SplitMix(rng_) % shared_.weighted.size()];
+    current_ = t.size() == 1 ? 0 : shared_.weighted[SplitMix(rng_) % shared_.weighted.size()];
     const Template& tpl = t[static_cast<size_t>(current_)];
     request_ = {};
     request_.version(11);
@@ -241,8 +243,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       const Template& tpl = shared_.opts.templates[i];
       bool ok = tpl.expect != 0 ? code == tpl.expect : (code >= 200 && code < 300);
       if (!ok && stats_.unexpected_body.empty()) {
-        stats_.unexpected_body = tpl.name + " -> " + std::to_string(code) + ": " +
-                                 res.body().substr(0, 300);
+        stats_.unexpected_body =
+            tpl.name + " -> " + std::to_string(code) + ": " + res.body().substr(0, 300);
       }
     }
     if (!res.keep_alive()) {
@@ -381,7 +383,8 @@ int main(int argc, char** argv) {
         t.body = jt["body"].is_string() ? jt["body"].get<std::string>() : jt["body"].dump();
       }
       if (jt.contains("headers")) {
-        for (const auto& [k, v] : jt["headers"].items()) t.headers.emplace_back(k, v.get<std::string>());
+        for (const auto& [k, v] : jt["headers"].items())
+          t.headers.emplace_back(k, v.get<std::string>());
       }
       t.weight = jt.value("weight", 1);
       t.expect = jt.value("expect", 0);
@@ -441,7 +444,8 @@ int main(int argc, char** argv) {
   }
   const auto start = Clock::now();
   shared.record_from = start + std::chrono::microseconds(static_cast<int64_t>(o.warmup * 1e6));
-  shared.end = shared.record_from + std::chrono::microseconds(static_cast<int64_t>(o.duration * 1e6));
+  shared.end =
+      shared.record_from + std::chrono::microseconds(static_cast<int64_t>(o.duration * 1e6));
 
   // One io_context per thread; connections spread round-robin, stats per thread.
   std::vector<std::unique_ptr<net::io_context>> ios;
@@ -456,11 +460,13 @@ int main(int argc, char** argv) {
     std::make_shared<Connection>(*ios[t], shared, c, stats[t])->Start();
   }
   std::vector<std::thread> workers;
-  for (int t = 1; t < o.threads; ++t) workers.emplace_back([&, t] { ios[static_cast<size_t>(t)]->run(); });
+  for (int t = 1; t < o.threads; ++t)
+    workers.emplace_back([&, t] { ios[static_cast<size_t>(t)]->run(); });
   ios[0]->run();
   for (auto& w : workers) w.join();
   const double measured =
-      std::chrono::duration<double>(std::min(Clock::now(), shared.end) - shared.record_from).count();
+      std::chrono::duration<double>(std::min(Clock::now(), shared.end) - shared.record_from)
+          .count();
   (void)start;
   sampling = false;
   if (sampler.joinable()) sampler.join();
@@ -525,10 +531,12 @@ int main(int argc, char** argv) {
     std::cout << out.dump(2) << "\n";
   } else {
     auto line = [](const std::string& name, const nlohmann::json& s) {
-      std::printf("%-44s %9lld req %10.0f req/s  p50 %7.3f  p90 %7.3f  p99 %7.3f  p99.9 %7.3f  max %8.3f ms\n",
-                  name.substr(0, 44).c_str(), static_cast<long long>(s["requests"].get<int64_t>()),
-                  s["rps"].get<double>(), s["p50_ms"].get<double>(), s["p90_ms"].get<double>(),
-                  s["p99_ms"].get<double>(), s["p999_ms"].get<double>(), s["max_ms"].get<double>());
+      std::printf(
+          "%-44s %9lld req %10.0f req/s  p50 %7.3f  p90 %7.3f  p99 %7.3f  p99.9 %7.3f  max %8.3f "
+          "ms\n",
+          name.substr(0, 44).c_str(), static_cast<long long>(s["requests"].get<int64_t>()),
+          s["rps"].get<double>(), s["p50_ms"].get<double>(), s["p90_ms"].get<double>(),
+          s["p99_ms"].get<double>(), s["p999_ms"].get<double>(), s["max_ms"].get<double>());
     };
     std::printf("%s%d connections, %.2f s measured (after %.1f s warm-up), %d thread(s)\n",
                 o.label.empty() ? "" : (o.label + ": ").c_str(), o.connections, measured, o.warmup,

@@ -5,7 +5,8 @@
 //                              of N nodes that is half full of long jobs
 //   BM_PreemptionPlanning/K    a high-tier whole-node job arrives on a cluster full of K 1-GPU
 //                              preemptible jobs: submit + the pass that picks its victims
-//   BM_SchedulingEvent/P       one virtual-time event (a job end, or an epilog end that frees a node
+//   BM_SchedulingEvent/P       one virtual-time event (a job end, or an epilog end that frees a
+//   node
 //                              and starts the head of the queue) with P jobs pending;
 //                              /mixed: pending jobs of many shapes (backfill scans past the head)
 //   BM_SubmitPending/P         submit into a full cluster with P jobs already pending
@@ -117,7 +118,12 @@ void BM_SubmitPlaceFinish(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   state.counters["nodes"] = nodes;
 }
-BENCHMARK(BM_SubmitPlaceFinish)->Arg(10)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SubmitPlaceFinish)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_PreemptionPlanning(benchmark::State& state) {
   const int victims = static_cast<int>(state.range(0));

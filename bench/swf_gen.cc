@@ -67,7 +67,7 @@ int64_t DrawSize(Rng& rng, int64_t max_gpus) {
   static const struct {
     double p;
     int64_t gpus;
-  } kMix[] = {{0.46, 1}, {0.10, 2}, {0.10, 4}, {0.22, 8},  {0.06, 16},
+  } kMix[] = {{0.46, 1},  {0.10, 2},  {0.10, 4},    {0.22, 8},   {0.06, 16},
               {0.03, 32}, {0.02, 64}, {0.007, 128}, {0.003, 256}};
   double u = rng.Uniform(), acc = 0;
   int64_t size = 1;
@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
   burst_start.reserve(static_cast<size_t>(o.jobs));
   double work = 0;
   while (static_cast<int64_t>(jobs.size()) < o.jobs) {
-    int64_t burst = std::min<int64_t>(rng.Geometric(4.0), o.jobs - static_cast<int64_t>(jobs.size()));
+    int64_t burst =
+        std::min<int64_t>(rng.Geometric(4.0), o.jobs - static_cast<int64_t>(jobs.size()));
     // Users: a few heavy users submit most of the jobs (Zipf-like via a power of a uniform).
     int64_t user = 1 + static_cast<int64_t>(std::pow(rng.Uniform(), 2.0) * o.users);
     int64_t gpus = DrawSize(rng, o.max_gpus);

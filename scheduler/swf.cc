@@ -12,26 +12,27 @@ namespace schedemu {
 namespace {
 
 constexpr const char* kFieldNames[kSwfFields] = {
-    "job number",       "submit time",    "wait time",        "run time",
-    "allocated procs",  "avg cpu time",   "used memory",      "requested procs",
-    "requested time",   "requested memory", "status",         "user id",
-    "group id",         "executable",     "queue",            "partition",
-    "preceding job",    "think time"};
+    "job number",   "submit time",   "wait time",       "run time",       "allocated procs",
+    "avg cpu time", "used memory",   "requested procs", "requested time", "requested memory",
+    "status",       "user id",       "group id",        "executable",     "queue",
+    "partition",    "preceding job", "think time"};
 
 int64_t* FieldPtr(SwfJob* j, int i) {
-  int64_t* fields[kSwfFields] = {
-      &j->job_number,     &j->submit_time,     &j->wait_time,     &j->run_time,
-      &j->allocated_procs, &j->avg_cpu_time,   &j->used_memory,   &j->requested_procs,
-      &j->requested_time, &j->requested_memory, &j->status,       &j->user_id,
-      &j->group_id,       &j->executable,      &j->queue,         &j->partition,
-      &j->preceding_job,  &j->think_time};
+  int64_t* fields[kSwfFields] = {&j->job_number,       &j->submit_time,     &j->wait_time,
+                                 &j->run_time,         &j->allocated_procs, &j->avg_cpu_time,
+                                 &j->used_memory,      &j->requested_procs, &j->requested_time,
+                                 &j->requested_memory, &j->status,          &j->user_id,
+                                 &j->group_id,         &j->executable,      &j->queue,
+                                 &j->partition,        &j->preceding_job,   &j->think_time};
   return fields[i];
 }
 
 // Debian's Abseil has its own string_view type.
 absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
@@ -88,8 +89,7 @@ absl::Status ParseSwfRecord(std::string_view line, SwfJob* job) {
     ++n;
   }
   if (n != kSwfFields) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", kSwfFields, " fields, got ", n));
+    return absl::InvalidArgumentError(absl::StrCat("expected ", kSwfFields, " fields, got ", n));
   }
   *job = parsed;
   return absl::OkStatus();

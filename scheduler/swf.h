@@ -21,24 +21,24 @@ inline constexpr int kSwfFields = 18;
 
 // The 18 fields, in file order. Times are seconds; -1 means "missing".
 struct SwfJob {
-  int64_t job_number = -1;         //  1
-  int64_t submit_time = -1;        //  2 seconds since the trace start
-  int64_t wait_time = -1;          //  3
-  int64_t run_time = -1;           //  4
-  int64_t allocated_procs = -1;    //  5 (GPUs for a GPU cluster)
-  int64_t avg_cpu_time = -1;       //  6
-  int64_t used_memory = -1;        //  7 KB per processor
-  int64_t requested_procs = -1;    //  8
-  int64_t requested_time = -1;     //  9 seconds (the time limit)
-  int64_t requested_memory = -1;   // 10
-  int64_t status = -1;             // 11 1 completed, 0 failed, 5 cancelled
-  int64_t user_id = -1;            // 12
-  int64_t group_id = -1;           // 13
-  int64_t executable = -1;         // 14
-  int64_t queue = -1;              // 15
-  int64_t partition = -1;          // 16
-  int64_t preceding_job = -1;      // 17
-  int64_t think_time = -1;         // 18
+  int64_t job_number = -1;        //  1
+  int64_t submit_time = -1;       //  2 seconds since the trace start
+  int64_t wait_time = -1;         //  3
+  int64_t run_time = -1;          //  4
+  int64_t allocated_procs = -1;   //  5 (GPUs for a GPU cluster)
+  int64_t avg_cpu_time = -1;      //  6
+  int64_t used_memory = -1;       //  7 KB per processor
+  int64_t requested_procs = -1;   //  8
+  int64_t requested_time = -1;    //  9 seconds (the time limit)
+  int64_t requested_memory = -1;  // 10
+  int64_t status = -1;            // 11 1 completed, 0 failed, 5 cancelled
+  int64_t user_id = -1;           // 12
+  int64_t group_id = -1;          // 13
+  int64_t executable = -1;        // 14
+  int64_t queue = -1;             // 15
+  int64_t partition = -1;         // 16
+  int64_t preceding_job = -1;     // 17
+  int64_t think_time = -1;        // 18
 
   // Allocated processors when given, else requested ones; -1 when neither is.
   int64_t Processors() const {

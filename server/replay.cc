@@ -33,8 +33,7 @@ const char kReplayUsage[] =
     "  --scenario scenario file (default: the embedded default scenario)\n";
 
 double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int64_t PeakRssKib() {
@@ -129,9 +128,8 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (options.max_jobs >= 0 && static_cast<int64_t>(jobs.size()) > options.max_jobs) {
     jobs.resize(static_cast<size_t>(options.max_jobs));
   }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const ReplayJob& a, const ReplayJob& b) {
-    return a.submit_s < b.submit_s;
-  });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; });
 
   absl::StatusOr<World> created = World::Create(config);
   if (!created.ok()) return created.status();
@@ -154,8 +152,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     for (const SlurmUserConfig& u : c.config.users) slurm.users.push_back(u.name);
     if (slurm.users.empty()) slurm.users.push_back("root");
     report.target = absl::StrCat("slurm cluster ", c.config.name, " (", c.nodes.size(),
-                                 " nodes, partitions ", absl::StrJoin(slurm.partitions, ", "),
-                                 ")");
+                                 " nodes, partitions ", absl::StrJoin(slurm.partitions, ", "), ")");
     if (slurm.node_gpus <= 0) {
       return absl::FailedPreconditionError(
           absl::StrCat("slurm cluster ", c.config.name, " has no GPUs"));
@@ -240,8 +237,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       if (rj.requested_s > 0) req.time_limit = FromSeconds(rj.requested_s);
       id = world.SubmitSlurmJob(std::move(req));
     } else {
-      const CloudRuLane& lane =
-          lanes[static_cast<size_t>(std::max(rj.queue, 0)) % lanes.size()];
+      const CloudRuLane& lane = lanes[static_cast<size_t>(std::max(rj.queue, 0)) % lanes.size()];
       req.dialect = Dialect::kCloudRu;
       req.tenant = lane.workspace;
       req.author = lane.author;
@@ -358,16 +354,15 @@ void PrintReplayTable(const ReplayReport& r, const std::string& trace_name,
       absl::StrFormat("%.1f %% (%.1f of %.1f GPU-hours over the makespan)", r.utilisation * 100,
                       r.gpu_seconds_used / 3600, r.gpu_seconds_available / 3600));
   row("makespan", absl::StrFormat("%s (%.0f s)", HumanDuration(r.makespan_s), r.makespan_s));
-  row("wait", absl::StrFormat("mean %.0f s, p50 %.0f s, p90 %.0f s, p99 %.0f s, max %.0f s",
-                              r.wait_mean_s, r.wait_p50_s, r.wait_p90_s, r.wait_p99_s,
-                              r.wait_max_s));
+  row("wait",
+      absl::StrFormat("mean %.0f s, p50 %.0f s, p90 %.0f s, p99 %.0f s, max %.0f s", r.wait_mean_s,
+                      r.wait_p50_s, r.wait_p90_s, r.wait_p99_s, r.wait_max_s));
   row("bounded slowdown", absl::StrFormat("mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f (tau 10 s)",
                                           r.bsld_mean, r.bsld_p50, r.bsld_p90, r.bsld_p99));
   row("preemptions", absl::StrCat(r.preemptions, " (requeues ", r.requeues, ")"));
   double jobs_per_s = r.wall_total_s > 0 ? static_cast<double>(r.submitted) / r.wall_total_s : 0;
   row("wall time", absl::StrFormat("%.3f s (read %.3f s, simulate %.3f s), %.0f jobs/s",
-                                   r.wall_total_s, r.wall_parse_s, r.wall_simulate_s,
-                                   jobs_per_s));
+                                   r.wall_total_s, r.wall_parse_s, r.wall_simulate_s, jobs_per_s));
   double per_job = r.submitted > 0 ? static_cast<double>(r.peak_rss_kib - r.baseline_rss_kib) *
                                          1024.0 / static_cast<double>(r.submitted)
                                    : 0;
@@ -383,9 +378,9 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
   j["scenario"] = scenario_name;
   j["target"] = r.target;
   j["total_gpus"] = r.total_gpus;
-  j["jobs"] = {{"trace", r.trace_jobs},       {"skipped", r.skipped},
-               {"too_large", r.too_large},    {"rejected", r.rejected},
-               {"submitted", r.submitted},    {"started", r.started},
+  j["jobs"] = {{"trace", r.trace_jobs},          {"skipped", r.skipped},
+               {"too_large", r.too_large},       {"rejected", r.rejected},
+               {"submitted", r.submitted},       {"started", r.started},
                {"final_states", r.final_states}, {"rejections", r.rejections}};
   j["utilisation"] = r.utilisation;
   j["gpu_seconds_used"] = r.gpu_seconds_used;
@@ -406,10 +401,10 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
       {"total", r.wall_total_s}, {"read", r.wall_parse_s}, {"simulate", r.wall_simulate_s}};
   j["peak_rss_kib"] = r.peak_rss_kib;
   j["baseline_rss_kib"] = r.baseline_rss_kib;
-  j["rss_bytes_per_job"] = r.submitted > 0 ? static_cast<double>(r.peak_rss_kib -
-                                                                 r.baseline_rss_kib) *
-                                                 1024.0 / static_cast<double>(r.submitted)
-                                           : 0.0;
+  j["rss_bytes_per_job"] = r.submitted > 0
+                               ? static_cast<double>(r.peak_rss_kib - r.baseline_rss_kib) * 1024.0 /
+                                     static_cast<double>(r.submitted)
+                               : 0.0;
   return j.dump(2);
 }
 
@@ -524,8 +519,7 @@ int ReplayMain(int argc, char** argv) {
 
   absl::StatusOr<ReplayReport> report = Replay(scenario->world, std::move(jobs), ReplayOptions{});
   if (!report.ok()) {
-    std::cerr << "schedemu: replay: " << scenario_name << ": " << report.status().message()
-              << "\n";
+    std::cerr << "schedemu: replay: " << scenario_name << ": " << report.status().message() << "\n";
     return 1;
   }
   report->trace_jobs = trace_jobs;

@@ -33,8 +33,8 @@ struct ReplayJob {
   int64_t run_s = 0;
   int64_t requested_s = -1;  // -1 = no time limit
   int32_t gpus = 0;
-  int32_t user = -1;   // SWF user id (-1 = missing)
-  int32_t queue = -1;  // SWF queue, else partition number (-1 = missing)
+  int32_t user = -1;      // SWF user id (-1 = missing)
+  int32_t queue = -1;     // SWF queue, else partition number (-1 = missing)
   int32_t exit_code = 0;  // 1 for SWF status 0 (failed), else 0
 };
 // False when the trace line cannot be replayed (no processors, no submit or run time).
@@ -47,14 +47,14 @@ struct ReplayOptions {
 struct ReplayReport {
   std::string target;  // "slurm cluster demo-cluster" / "cloudru allocations alloc-1, alloc-2"
   int64_t total_gpus = 0;
-  int64_t trace_jobs = 0;    // data lines read
-  int64_t skipped = 0;       // no processors, submit or run time in the trace
-  int64_t too_large = 0;     // more GPUs than the target has
-  int64_t rejected = 0;      // the model refused the submit
+  int64_t trace_jobs = 0;                     // data lines read
+  int64_t skipped = 0;                        // no processors, submit or run time in the trace
+  int64_t too_large = 0;                      // more GPUs than the target has
+  int64_t rejected = 0;                       // the model refused the submit
   std::map<std::string, int64_t> rejections;  // first line of the refusal message -> count
   int64_t submitted = 0;
   std::map<std::string, int64_t> final_states;  // JobStateName -> count
-  int64_t started = 0;       // jobs that ran at least once
+  int64_t started = 0;                          // jobs that ran at least once
   int64_t preemptions = 0;
   int64_t requeues = 0;
   double gpu_seconds_used = 0;
@@ -63,8 +63,8 @@ struct ReplayReport {
   double makespan_s = 0;             // first submit -> last end
   double wait_mean_s = 0, wait_p50_s = 0, wait_p90_s = 0, wait_p99_s = 0, wait_max_s = 0;
   double bsld_mean = 0, bsld_p50 = 0, bsld_p90 = 0, bsld_p99 = 0;  // bounded slowdown, tau 10 s
-  int64_t events = 0;                // model timers processed by the final RunUntilIdle
-  int64_t events_logged = 0;         // entries in the world's event log at the end
+  int64_t events = 0;         // model timers processed by the final RunUntilIdle
+  int64_t events_logged = 0;  // entries in the world's event log at the end
   double wall_parse_s = 0, wall_simulate_s = 0, wall_total_s = 0;
   int64_t peak_rss_kib = 0;
   int64_t baseline_rss_kib = 0;  // before the trace was read

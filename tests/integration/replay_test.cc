@@ -90,8 +90,8 @@ nlohmann::json ReplayJson(const std::vector<std::string>& args) {
 std::string SwfLine(int number, int submit, int run, int gpus, int limit, int status = 1,
                     int user = 1, int queue = 0) {
   std::ostringstream s;
-  s << number << " " << submit << " -1 " << run << " " << gpus << " -1 -1 " << gpus << " "
-    << limit << " -1 " << status << " " << user << " 1 -1 " << queue << " -1 -1 -1\n";
+  s << number << " " << submit << " -1 " << run << " " << gpus << " -1 -1 " << gpus << " " << limit
+    << " -1 " << status << " " << user << " 1 -1 " << queue << " -1 -1 -1\n";
   return s.str();
 }
 
@@ -209,8 +209,7 @@ TEST(ReplayTest, CloudRuAllocationsWhenTheScenarioHasNoSlurmCluster) {
 }
 
 TEST(ReplayTest, MaxJobsTruncatesTheTrace) {
-  nlohmann::json r =
-      ReplayJson({SourcePath("examples/sample.swf"), "--max-jobs", "10"});
+  nlohmann::json r = ReplayJson({SourcePath("examples/sample.swf"), "--max-jobs", "10"});
   EXPECT_EQ(r["jobs"]["trace"], 10);
   EXPECT_EQ(r["jobs"]["submitted"], 10);
 }
