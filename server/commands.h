@@ -3,7 +3,7 @@
 #define SCHEDEMU_SERVER_COMMANDS_H_
 
 #include "api/emulator.h"
-#include "server/router.h"
+#include "api/router.h"
 
 namespace schedemu {
 

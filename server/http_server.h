@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "server/router.h"
+#include "api/router.h"
 
 namespace schedemu {
 

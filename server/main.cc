@@ -1,6 +1,7 @@
 // schedemu: one binary, three commands.
 //   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
 //                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
+//                  [--state-file F] [--state-save-interval SECONDS]
 //   schedemu run FILE [--format table|json] [--until T]
 //   schedemu replay TRACE.swf --scenario FILE
 #include <unistd.h>
@@ -20,13 +21,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "api/control/state_file.h"
 #include "api/emulator.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 #include "server/commands.h"
 #include "server/http_server.h"
 #include "server/log.h"
-#include "server/router.h"
+#include "api/router.h"
 
 namespace schedemu {
 namespace {
@@ -36,7 +38,8 @@ constexpr int kUsageError = 2;
 const char kUsage[] =
     "usage: schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime]\n"
     "                      [--speed X] [--seed N] [--log-level error|warn|info|debug]\n"
-    "                      [--control-token T] [--max-body-bytes N]\n"
+    "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
+    "                      [--state-file F] [--state-save-interval SECONDS]\n"
     "       schedemu run FILE [--format table|json] [--until T]\n"
     "       schedemu replay TRACE.swf --scenario FILE\n";
 
@@ -101,7 +104,8 @@ int Serve(int argc, char** argv) {
   std::string error;
   auto args = ParseArgs(argc, argv, 2,
                         {"host", "port", "scenario", "clock", "speed", "seed", "log-level",
-                         "control-token", "max-body-bytes", "threads"},
+                         "control-token", "max-body-bytes", "threads", "state-file",
+                         "state-save-interval"},
                         &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
@@ -187,10 +191,28 @@ int Serve(int argc, char** argv) {
     options.seed = seed;
   }
 
+  std::string state_file = flag("state-file", "");
+  double save_interval = 5;
+  if (args->flags.count("state-save-interval") &&
+      (!absl::SimpleAtod(flag("state-save-interval", ""), &save_interval) ||
+       !(save_interval >= 0.05) || save_interval > 86400)) {
+    return UsageError("--state-save-interval: expected seconds between 0.05 and 86400");
+  }
+
   api::Emulator emulator(options, &WallMs);
   if (absl::Status s = emulator.Load(scenario->world, scenario->text); !s.ok()) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
     return kUsageError;
+  }
+  if (!state_file.empty()) {
+    // Restore before listening: a truncated or corrupt file refuses to start (exit 2) rather
+    // than serving half a world; a missing file starts fresh and is created on the first save.
+    absl::Status s = api::RestoreStateFile(emulator, state_file);
+    if (!s.ok() && !absl::IsNotFound(s)) {
+      std::cerr << "schedemu: " << s.message() << "\n";
+      return kUsageError;
+    }
+    if (s.ok()) LogInfo(absl::StrCat("restored state from ", state_file));
   }
 
   Router router(api::AllRouteGroups(emulator));
@@ -200,9 +222,23 @@ int Serve(int argc, char** argv) {
     std::cerr << "schedemu: " << s.message() << "\n";
     return 1;
   }
-  if (options.clock_mode == Clock::Mode::kRealtime) {
-    // Lets due events (job ends, requeues) happen even when no request arrives.
-    server.SetTicker(20, [&emulator] { emulator.WithWorld([](World&) {}); });
+  const bool realtime = options.clock_mode == Clock::Mode::kRealtime;
+  int64_t last_save_ms = WallMs();
+  auto save_state = [&emulator, &state_file] {
+    if (absl::Status s = api::SaveStateFile(emulator, state_file); !s.ok()) {
+      Log(LogLevel::kError, absl::StrCat("cannot save state: ", s.message()));
+    }
+  };
+  if (realtime || !state_file.empty()) {
+    // Realtime: lets due events (job ends, requeues) happen even when no request arrives.
+    // State file: saved every --state-save-interval wall seconds (atomic replace).
+    server.SetTicker(20, [&, realtime] {
+      if (realtime) emulator.WithWorld([](World&) {});
+      if (!state_file.empty() && WallMs() - last_save_ms >= save_interval * 1000) {
+        last_save_ms = WallMs();
+        save_state();
+      }
+    });
   }
 
   // Signals: a dedicated thread waits for SIGINT/SIGTERM and asks the server to drain.
@@ -225,6 +261,7 @@ int Serve(int argc, char** argv) {
                        options.clock_mode == Clock::Mode::kManual ? "manual" : "realtime",
                        ", speed ", options.speed));
   server.Run();
+  if (!state_file.empty()) save_state();  // after the drain: nothing accepted is left out
   // Wake the signal thread if the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

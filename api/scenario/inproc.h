@@ -1,7 +1,7 @@
-// Calls the route groups in-process with synthesized HttpRequests, matching exactly as the server
-// does (longest prefix, then the first pattern; `before` hooks run; the group's not_found /
-// method_not_allowed answer otherwise). Used by the headless runner so a scenario's actions get
-// precisely the API's behaviour. (Mirrors server/Router, which api/ cannot depend on.)
+// Calls the route groups in-process with synthesized HttpRequests through the same Router the
+// server uses (longest prefix, then the first pattern; `before` hooks run; the group's not_found /
+// method_not_allowed answer otherwise). Used by the headless runner and the state-file replay so
+// a scenario's actions get precisely the API's behaviour.
 #ifndef SCHEDEMU_API_SCENARIO_INPROC_H_
 #define SCHEDEMU_API_SCENARIO_INPROC_H_
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/http.h"
+#include "api/router.h"
 
 namespace schedemu::api {
 
@@ -22,7 +23,7 @@ class InProcessApi {
                     const std::string& body = "") const;
 
  private:
-  std::vector<RouteGroup> groups_;
+  Router router_;
 };
 
 }  // namespace schedemu::api

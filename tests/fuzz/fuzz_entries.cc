@@ -16,13 +16,13 @@
 #include "absl/strings/str_replace.h"
 #include "api/emulator.h"
 #include "api/http.h"
+#include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 #include "api/slurm/handlers.h"
 #include "api/slurm/submit.h"
 #include "scheduler/world.h"
 #include "server/http_server.h"
-#include "server/router.h"
 
 namespace schedemu::fuzz {
 
@@ -131,8 +131,8 @@ std::string Lower(std::string_view s) {
 int FuzzHttpRequest(const uint8_t* data, size_t size) {
   Harness h;
   std::string input(AsView(data, size));
-  input = absl::StrReplaceAll(input, {{"@DEMO_TOKEN@", h.demo_token},
-                                      {"@OTHER_TOKEN@", h.other_token}});
+  input = absl::StrReplaceAll(input,
+                              {{"@DEMO_TOKEN@", h.demo_token}, {"@OTHER_TOKEN@", h.other_token}});
   const ServerOptions limits;  // the server's defaults
   std::string_view rest = input;
   for (int n = 0; n < kMaxPipelined && !rest.empty(); ++n) {
@@ -241,8 +241,8 @@ void SetFailureHandler(FailureHandler handler) {
 
 const std::vector<NamedEntry>& AllEntries() {
   static const std::vector<NamedEntry> entries = {
-      {"http_request", &FuzzHttpRequest},   {"cloudru_run_job", &FuzzCloudRuRunJob},
-      {"slurm_submit", &FuzzSlurmSubmit},   {"vertex_envelope", &FuzzVertexEnvelope},
+      {"http_request", &FuzzHttpRequest}, {"cloudru_run_job", &FuzzCloudRuRunJob},
+      {"slurm_submit", &FuzzSlurmSubmit}, {"vertex_envelope", &FuzzVertexEnvelope},
       {"scenario", &FuzzScenario},
   };
   return entries;

@@ -512,9 +512,9 @@ TEST_F(CloudRuJobsTest, AnotherWorkspaceSeesAndChangesNothing) {
   EXPECT_EQ(Status(name, other)["status"], "job not found");
   EXPECT_EQ(JobCount(other), 0);
   ExpectError(Get("jobs/" + name + "/logs?region=SR008", other), 400, 1, "job not found");
-  for (const std::string& path : {"jobs/" + name + "/nodes", "jobs/" + name + "/params",
-                                  "jobs/" + name + "/preemptors",
-                                  "jobs/elastic/" + name + "/pods"}) {
+  for (const std::string& path :
+       {"jobs/" + name + "/nodes", "jobs/" + name + "/params", "jobs/" + name + "/preemptors",
+        "jobs/elastic/" + name + "/pods"}) {
     ExpectError(Get(path, other), 404, 1, "not found");
   }
   HttpClientResponse r = Delete("jobs/" + name + "?region=SR008", other);

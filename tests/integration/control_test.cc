@@ -282,9 +282,8 @@ namespace schedemu::testing {
 namespace {
 
 // serve --state-file F restores on start and saves on shutdown: no job, token or timestamp is
-// lost across a restart. DISABLED_ until server/main.cc wires --state-file to
-// api::RestoreStateFile / api::SaveStateFile (api/control/state_file.h); then drop the prefix.
-TEST(StateFileTest, DISABLED_RestartKeepsJobsTokensAndTime) {
+// lost across a restart.
+TEST(StateFileTest, RestartKeepsJobsTokensAndTime) {
   std::string path = ::testing::TempDir() + "/schedemu_restart_state.json";
   std::remove(path.c_str());
   std::string token, name, state_before;

@@ -80,7 +80,8 @@ class IsolationTest : public ::testing::Test {
               {"n_workers", 1},
               {"job_desc", "secret-of-demo"},
               {"allocation_name", allocation}};
-    HttpClientResponse r = server_.Request("POST", "/public/v2/jobs", WithJson(Demo()), body.dump());
+    HttpClientResponse r =
+        server_.Request("POST", "/public/v2/jobs", WithJson(Demo()), body.dump());
     EXPECT_EQ(r.status, 200) << Describe(r);
     return Parse(r).value("job_name", "");
   }
@@ -111,8 +112,8 @@ class IsolationTest : public ::testing::Test {
                 {"script", "#!/bin/bash\nsleep 100\n"}};
   }
   int SubmitSlurm(const std::string& user, const std::string& token) {
-    HttpClientResponse r = server_.Request("POST", "/slurm/v0.0.42/job/submit",
-                                           Slurm(user, token), SlurmJob(user + "-job").dump());
+    HttpClientResponse r = server_.Request("POST", "/slurm/v0.0.42/job/submit", Slurm(user, token),
+                                           SlurmJob(user + "-job").dump());
     EXPECT_EQ(r.status, 200) << Describe(r);
     return Parse(r).value("job_id", 0);
   }
@@ -125,9 +126,9 @@ class IsolationTest : public ::testing::Test {
     return j["jobs"][0];
   }
   HttpClientResponse Envelope(const std::string& token, const Json& call) {
-    return server_.Request("POST", kEnvelope,
-                           {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}},
-                           call.dump());
+    return server_.Request(
+        "POST", kEnvelope,
+        {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}}, call.dump());
   }
 
   // An answer refusing a Cloud.ru job operation: the documented not-found answers (HTTP 200
@@ -214,8 +215,8 @@ TEST_F(IsolationTest, CloudRuWorkspaceCannotSeeOrTouchAnothersJobs) {
 TEST_F(IsolationTest, CloudRuWorkspaceCannotSubmitToAnothersAllocationOrQueue) {
   Headers other = WithJson(Other());
   size_t jobs = JobCount();
-  Json base{{"script", "x.py"},       {"base_image", "img"}, {"instance_type", "a100.1gpu"},
-            {"region", "SR008"},      {"type", "pytorch2"},  {"n_workers", 1}};
+  Json base{{"script", "x.py"},  {"base_image", "img"}, {"instance_type", "a100.1gpu"},
+            {"region", "SR008"}, {"type", "pytorch2"},  {"n_workers", 1}};
   Json by_alloc = base;
   by_alloc["allocation_name"] = "alloc-1";
   HttpClientResponse r = server_.Request("POST", "/public/v2/jobs", other, by_alloc.dump());
@@ -253,25 +254,31 @@ TEST_F(IsolationTest, CloudRuCredentialsNeverCrossWorkspaces) {
   std::vector<Case> cases = {
       // other's token with demo's key and workspace: token's account is not a member.
       {"other token, demo key+ws",
-       {{"authorization", other["authorization"]}, {"x-api-key", "demo-api-key"},
+       {{"authorization", other["authorization"]},
+        {"x-api-key", "demo-api-key"},
         {"x-workspace-id", kDemoWs}}},
       // demo's token presenting other's key/workspace.
       {"demo token, other key+ws",
-       {{"authorization", demo["authorization"]}, {"x-api-key", "other-api-key"},
+       {{"authorization", demo["authorization"]},
+        {"x-api-key", "other-api-key"},
         {"x-workspace-id", kOtherWs}}},
       // other's key naming demo's workspace.
       {"other key, demo ws",
-       {{"authorization", other["authorization"]}, {"x-api-key", "other-api-key"},
+       {{"authorization", other["authorization"]},
+        {"x-api-key", "other-api-key"},
         {"x-workspace-id", kDemoWs}}},
       {"demo key, other ws",
-       {{"authorization", demo["authorization"]}, {"x-api-key", "demo-api-key"},
+       {{"authorization", demo["authorization"]},
+        {"x-api-key", "demo-api-key"},
         {"x-workspace-id", kOtherWs}}},
       // Vertex/Slurm static tokens are not Cloud.ru tokens.
       {"vertex token",
-       {{"authorization", "Bearer demo-token"}, {"x-api-key", "demo-api-key"},
+       {{"authorization", "Bearer demo-token"},
+        {"x-api-key", "demo-api-key"},
         {"x-workspace-id", kDemoWs}}},
       {"api key as token",
-       {{"authorization", "demo-api-key"}, {"x-api-key", "demo-api-key"},
+       {{"authorization", "demo-api-key"},
+        {"x-api-key", "demo-api-key"},
         {"x-workspace-id", kDemoWs}}},
   };
   for (const Case& c : cases) {
@@ -304,8 +311,11 @@ TEST_F(IsolationTest, CloudRuExpiredTokensAreRefused) {
   EXPECT_EQ(j.value("error_message", ""), "access_token expired") << Describe(r);
   // An expired token cannot submit either; a fresh one can.
   r = server_.Request("POST", "/public/v2/jobs", WithJson(demo),
-                      Json{{"script", "x"}, {"base_image", "i"}, {"instance_type", "a100.1gpu"},
-                           {"region", "SR008"}, {"allocation_name", "alloc-1"}}
+                      Json{{"script", "x"},
+                           {"base_image", "i"},
+                           {"instance_type", "a100.1gpu"},
+                           {"region", "SR008"},
+                           {"allocation_name", "alloc-1"}}
                           .dump());
   EXPECT_EQ(r.status, 401) << Describe(r);
   demo_.clear();
@@ -327,10 +337,9 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
     SCOPED_TRACE(what);
     Json j = Parse(r);
     // The refusal is visible in the answer (an errors[] entry or a non-200 status) ...
-    bool refused = r.status != 200 ||
-                   (j.is_object() && j.contains("errors") && !j["errors"].empty()) ||
-                   (r.body.find("denied") != std::string::npos) ||
-                   (r.body.find("2002") != std::string::npos);
+    bool refused =
+        r.status != 200 || (j.is_object() && j.contains("errors") && !j["errors"].empty()) ||
+        (r.body.find("denied") != std::string::npos) || (r.body.find("2002") != std::string::npos);
     EXPECT_TRUE(refused) << "no refusal: " << Describe(r);
     // ... and the job is untouched.
     Json after = SlurmJobView(id);
@@ -339,9 +348,9 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
   expect_refused(server_.Request("DELETE", job, Slurm("other", "other-token")), "direct cancel");
   expect_refused(server_.Request("DELETE", job + "?signal=SIGUSR1", Slurm("other", "other-token")),
                  "direct signal");
-  expect_refused(server_.Request("DELETE", job + "?signal=SIGKILL&flags=FULL",
-                                 Slurm("other", "other-token")),
-                 "direct SIGKILL");
+  expect_refused(
+      server_.Request("DELETE", job + "?signal=SIGKILL&flags=FULL", Slurm("other", "other-token")),
+      "direct SIGKILL");
   HttpClientResponse r =
       Envelope("other-token", Json{{"method", "HTTP_METHOD_DELETE"}, {"path", job}});
   ASSERT_EQ(r.status, 200) << Describe(r);
@@ -351,10 +360,12 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
   inner.status = env.value("status", 0);
   inner.body = env["structuredBody"].dump();
   expect_refused(inner, "envelope cancel");
-  r = Envelope("other-token", Json{{"method", "HTTP_METHOD_DELETE"}, {"path", job + "?signal=SIGTERM"}});
+  r = Envelope("other-token",
+               Json{{"method", "HTTP_METHOD_DELETE"}, {"path", job + "?signal=SIGTERM"}});
   env = Parse(r);
   inner.status = env.value("status", 0);
-  inner.body = env.is_object() && env.contains("structuredBody") ? env["structuredBody"].dump() : "";
+  inner.body =
+      env.is_object() && env.contains("structuredBody") ? env["structuredBody"].dump() : "";
   expect_refused(inner, "envelope signal");
   // The owner can.
   r = server_.Request("DELETE", job, Slurm("demo", "demo-token"));
@@ -377,9 +388,9 @@ TEST_F(IsolationTest, SlurmCredentialsNeverActAsAnotherUser) {
   Json body = SlurmJob("claims-demo");
   body["job"]["user_id"] = "demo";
   body["job"]["group_id"] = "demo";
-  r = Envelope("other-token", Json{{"method", "HTTP_METHOD_POST"},
-                                   {"path", "/slurm/v0.0.42/job/submit"},
-                                   {"body", body}});
+  r = Envelope(
+      "other-token",
+      Json{{"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", body}});
   ASSERT_EQ(r.status, 200) << Describe(r);
   Json env = Parse(r);
   ASSERT_EQ(env.value("status", 0), 200) << Describe(r);
@@ -388,7 +399,8 @@ TEST_F(IsolationTest, SlurmCredentialsNeverActAsAnotherUser) {
   EXPECT_EQ(SlurmJobView(id).value("user_name", ""), "other");
   // A Cloud.ru token is not a Vertex bearer token.
   std::string cloudru_token = Token("demo-client", "demo-secret");
-  r = Envelope(cloudru_token, Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/jobs/"}});
+  r = Envelope(cloudru_token,
+               Json{{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/jobs/"}});
   EXPECT_EQ(r.status, 401) << Describe(r);
 }
 

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "server/http_client.h"
-#include "server/router.h"
+#include "api/router.h"
 
 namespace schedemu {
 namespace {

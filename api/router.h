@@ -1,8 +1,9 @@
 // Routes an HttpRequest to the handler of the matching RouteGroup/Route: longest matching prefix
 // first, then the first pattern that matches; the group's own not_found / method_not_allowed
-// answers otherwise. No sockets here, so the whole request path is testable and fuzzable.
-#ifndef SCHEDEMU_SERVER_ROUTER_H_
-#define SCHEDEMU_SERVER_ROUTER_H_
+// answers otherwise. No sockets here: the server dispatches every request through it, and the
+// headless runner, the state-file journal replay and the fuzz targets call it in-process.
+#ifndef SCHEDEMU_API_ROUTER_H_
+#define SCHEDEMU_API_ROUTER_H_
 
 #include <functional>
 #include <string>
@@ -11,7 +12,7 @@
 
 #include "api/http.h"
 
-namespace schedemu {
+namespace schedemu::api {
 
 class Router {
  public:
@@ -20,6 +21,9 @@ class Router {
   using Observer = std::function<void(const std::string& route, int status, double seconds)>;
 
   explicit Router(std::vector<api::RouteGroup> groups);
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+  Router(Router&&) = default;  // the groups' heap storage (and our pointers into it) moves along
   void set_observer(Observer observer) { observer_ = std::move(observer); }
 
   // Fills path/query/params from `request.target` and dispatches. Never throws: a handler that
@@ -48,6 +52,10 @@ class Router {
   Observer observer_;
 };
 
+}  // namespace schedemu::api
+
+namespace schedemu {
+using api::Router;
 }  // namespace schedemu
 
-#endif  // SCHEDEMU_SERVER_ROUTER_H_
+#endif  // SCHEDEMU_API_ROUTER_H_

@@ -1,10 +1,10 @@
-#include "server/router.h"
+#include "api/router.h"
 
 #include <algorithm>
 #include <chrono>
 #include <exception>
 
-namespace schedemu {
+namespace schedemu::api {
 
 namespace {
 
@@ -168,4 +168,4 @@ api::HttpResponse Router::Dispatch(api::HttpRequest& request) const {
   return response;
 }
 
-}  // namespace schedemu
+}  // namespace schedemu::api
