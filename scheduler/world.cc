@@ -835,6 +835,15 @@ struct WorldImpl {
   }
 
   static void RestartToPending(World& w, Job& j) {
+    // A shared-cluster job whose workspace was unassigned meanwhile does not come back.
+    if (j.allocation < 0 && j.queue >= 0 && w.queues_[j.queue].allocation < 0) {
+      int r = w.FindRegion(w.queues_[j.queue].region);
+      if (r >= 0 && !w.regions_[r].shared_workspaces.contains(j.request.tenant)) {
+        Emit(w, EventKind::kNote, j.id, j.name, {{"stopped", "workspace unassigned"}});
+        StopNow(w, j, 0);
+        return;
+      }
+    }
     ++j.restart_count;
     JobRun run;
     run.number = static_cast<int>(j.runs.size());
@@ -2169,7 +2178,8 @@ absl::Status World::UnassignSharedQueue(std::string_view workspace, std::string_
     if (j.queue == sq && j.request.tenant == workspace) to_stop.push_back(j.id);
   }
   for (auto& [id, j] : jobs_) {
-    if (j.queue == sq && j.request.tenant == workspace && j.state == JobState::kPending && j.held) {
+    if (j.queue == sq && j.request.tenant == workspace &&
+        ((j.state == JobState::kPending && j.held) || j.state == JobState::kRestarting)) {
       to_stop.push_back(id);
     }
   }

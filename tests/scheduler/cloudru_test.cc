@@ -473,6 +473,29 @@ TEST(CloudRuLifecycle, UnassignStopsPendingSharedJobs) {
   EXPECT_EQ(ReasonOf(w.AssignSharedQueue(kWsB, "SR999")), Reason::kUnknownRegion);
 }
 
+// A shared job preempted with retries left does not come back once its workspace is unassigned:
+// whether it is Restarting at the unassign or only preempted afterwards.
+TEST(CloudRuLifecycle, UnassignStopsRestartingSharedJobs) {
+  World w = MakeWorld(CloudRuConfig());
+  JobRequest shared = CloudRuJob(kWsB, "a100.8gpu.128C.1952G", 1, "", "shared-cluster");
+  shared.max_retry = 3;
+  JobId restarting = MustSubmit(w, shared);
+  JobId later = MustSubmit(w, shared);
+  Advance(w, 0);
+  ASSERT_EQ(J(w, restarting).state, JobState::kRunning);
+  ASSERT_EQ(J(w, later).state, JobState::kRunning);
+  ASSERT_TRUE(w.PreemptJobNow(restarting).ok());
+  ASSERT_EQ(J(w, restarting).state, JobState::kRestarting);
+  ASSERT_TRUE(w.UnassignSharedQueue(kWsB, "SR008").ok());
+  EXPECT_EQ(J(w, restarting).state, JobState::kCancelled);
+  EXPECT_EQ(J(w, later).state, JobState::kRunning);  // running jobs run to their end
+  ASSERT_TRUE(w.PreemptJobNow(later).ok());
+  ASSERT_EQ(J(w, later).state, JobState::kRestarting);
+  Advance(w, FromSeconds(60));  // past the restart delay
+  EXPECT_EQ(J(w, later).state, JobState::kCancelled);
+  EXPECT_EQ(J(w, later).restart_count, 0);
+}
+
 TEST(CloudRuCapacity, TakeGpusEvictsLowestFirstAndReturn) {
   World w = MakeWorld(CloudRuConfig());
   JobId own = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "low"));
