@@ -719,9 +719,16 @@ function renderJobPanel() {
       h("div", {}, h("h4", {}, "Spec"), spec, actions),
       h("div", {}, h("h4", {}, "Placement"), h("p", { class: "mono" }, j.placement_text || ""), placement,
         h("h4", {}, "Preemptions"), pre,
-        h("h4", {}, "Output"), h("p", { class: "muted", "data-output": "unavailable" },
-          "The control API's job view (GET /emulator/v1/jobs/{job}) carries no log/output; read it through the job's own dialect API.")),
+        h("h4", {}, "Output"), outputBlock(j)),
       h("div", {}, h("h4", {}, "State history (virtual time)"), history)));
+}
+
+// What the job printed so far (every run), from GET /emulator/v1/jobs/{id}.
+function outputBlock(j) {
+  const lines = Array.isArray(j.output) ? j.output : [];
+  if (!lines.length) return h("p", { class: "muted", "data-output": "empty" }, "nothing printed yet");
+  return h("pre", { class: "output mono", "data-output": String(lines.length) },
+    lines.map((l) => `${tplus(l.time_unix)}  ${l.text}`).join("\n"));
 }
 
 // ------------------------------------------------------------------------------------------

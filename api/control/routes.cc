@@ -26,7 +26,10 @@ namespace {
 
 constexpr TimeMs kDefaultIdleCap = FromSeconds(30LL * 24 * 3600);  // 30 virtual days
 
-HttpResponse Ok(const OJson& body, int status = 200) { return JsonResponse(status, body.dump()); }
+// Invalid UTF-8 (job names, output lines) is replaced, never thrown on.
+HttpResponse Ok(const OJson& body, int status = 200) {
+  return JsonResponse(status, body.dump(-1, ' ', false, OJson::error_handler_t::replace));
+}
 
 // Parses the request body as a JSON object; an empty body reads as {}.
 std::variant<json, HttpResponse> BodyObject(const HttpRequest& req) {
@@ -449,7 +452,16 @@ HttpResponse GetJob(Emulator& emu, const HttpRequest& req) {
                                        "\" (internal id, Cloud.ru job_name or "
                                        "<cluster>:<job_id>)"));
     }
-    return Ok(control::JobJson(w, *j));
+    // The single-job view also carries what the job has printed so far (every run), so the
+    // dashboard's job panel and scripts can read a Slurm job's output, which slurmrestd has no
+    // endpoint for.
+    OJson view = control::JobJson(w, *j);
+    OJson output = OJson::array();
+    for (const auto& [t, text] : w.OutputSoFar(*j)) {
+      output.push_back(OJson{{"time_unix", ToSeconds(t)}, {"text", text}});
+    }
+    view["output"] = std::move(output);
+    return Ok(std::move(view));
   });
 }
 

@@ -395,6 +395,10 @@ def main():
             ".map(li => li.dataset.kind)")
         check(history and history[:3] == ["submitted", "started", "preempted"],
               "the job panel's state history: %r" % history)
+        output = browser.page.evaluate(
+            "document.querySelector('[data-job-panel] pre.output')?.textContent || ''")
+        check("preempted" in output.lower(),
+              "the job panel shows the job's output, with the preemption line: %r" % output)
 
         # Filters: state PREEMPTED leaves only the shared job.
         browser.page.evaluate(
