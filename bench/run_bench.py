@@ -613,7 +613,7 @@ def report():
              (m["nproc"], m["cpu"], m["memory_gib"], m["kernel"],
               " / ".join(str(x) for x in m["loadavg_at_start"])))
     L.append("HTTP runs: %d keep-alive connections, %g s each after 1 s warm-up, closed loop "
-             "(`bench/http_load`); model: medians of %d repetitions.\n" % (CONNECTIONS, DURATION, REPS))
+             "(`bench/http_load`); model: medians of %d repetitions.\n" % (CONNECTIONS, DURATION, R.get("model", {}).get("repetitions", REPS)))
     targets = []
 
     if "cold_start" in R:

@@ -55,10 +55,11 @@
 //
 // PREEMPTION: tried for a blocked job before giving up on it. Victims: running, preemptible,
 //   strictly lower-rank jobs holding GPUs on the job's candidate nodes (Slurm: only in partitions
-//   with PreemptMode != OFF). Order: lowest rank first, then most recently started, then lowest job
-//   id. The shortest prefix that makes the job placeable (binary search: placeability is monotone)
-//   is taken, then victims not on the chosen nodes are dropped, then each remaining victim is tried
-//   for removal (last added first, at most 64 tries) -> an inclusion-minimal set in practice.
+//   with PreemptMode != OFF). Two orders, both lowest rank first: most recently started first
+//   (then lowest job id), and, within a rank, victims on the nodes holding the fewest candidates
+//   first. For each order the shortest prefix that makes the job placeable is taken, victims not
+//   on the chosen nodes are dropped, then each remaining victim is tried for removal (last added
+//   first, at most 64 tries) -> an inclusion-minimal set; the order giving fewer victims wins.
 //   Cloud.ru: victims release their GPUs at once and the preemptor starts in the same pass.
 //   A victim with restart_count < max_retry goes Restarting (event "restarting"), after
 //   `cloudru_restart_delay` Pending with restart_count+1 (same name, new JobRun); otherwise
@@ -116,6 +117,8 @@
 #include <utility>
 #include <vector>
 
+#include <tuple>
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -1005,23 +1008,10 @@ struct WorldImpl {
     return ov;
   }
 
-  static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s) {
-    const int d = Domain(w, j);
-    if (d < 0) return std::nullopt;
-    const auto& cands = w.victims_by_rank_[d];
-    if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
-    auto it = cands.begin();
-    auto next = [&]() -> std::optional<JobId> {
-      for (; it != cands.end(); ++it) {
-        if (std::get<0>(*it) >= j.priority_rank) return std::nullopt;
-        const JobId id = std::get<2>(*it);
-        const Job& v = w.jobs_.at(id);
-        if (v.state != JobState::kRunning || !TouchesPools(w, s, v)) continue;
-        ++it;
-        return id;
-      }
-      return std::nullopt;
-    };
+  // From victims streamed in preference order: the shortest feasible prefix, minus victims off
+  // the chosen nodes, minus every victim that is not needed (last added first).
+  template <typename Next>
+  static std::optional<Plan> PlanFromOrder(const World& w, const PlaceSpec& s, Next next) {
     std::optional<std::vector<JobId>> prefix = FeasiblePrefix(w, s, next);
     if (!prefix || prefix->empty()) return std::nullopt;
     std::vector<JobId> victims = std::move(*prefix);
@@ -1055,6 +1045,67 @@ struct WorldImpl {
       }
     }
     return Plan{victims, *nodes};
+  }
+
+  // Two preference orders, both lowest rank first: (a) most recently started first; (b) within a
+  // rank, victims on the nodes that hold the fewest candidate victims first (so eight small jobs
+  // on one node are not evicted when two on another node free a whole node). The plan with fewer
+  // victims wins; (a) on a tie.
+  static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s) {
+    const int d = Domain(w, j);
+    if (d < 0) return std::nullopt;
+    const auto& cands = w.victims_by_rank_[d];
+    if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
+    auto eligible = [&](const JobId id) {
+      const Job& v = w.jobs_.at(id);
+      return v.state == JobState::kRunning && TouchesPools(w, s, v);
+    };
+    auto it = cands.begin();
+    auto next = [&]() -> std::optional<JobId> {
+      for (; it != cands.end(); ++it) {
+        if (std::get<0>(*it) >= j.priority_rank) return std::nullopt;
+        const JobId id = std::get<2>(*it);
+        if (!eligible(id)) continue;
+        ++it;
+        return id;
+      }
+      return std::nullopt;
+    };
+    std::optional<Plan> by_recency = PlanFromOrder(w, s, next);
+    if (!by_recency || by_recency->victims.size() <= 1) return by_recency;
+
+    struct Candidate {
+      int rank;
+      int node_victims;
+      size_t order;
+      JobId id;
+    };
+    std::vector<Candidate> all;
+    absl::flat_hash_map<NodeIndex, int> per_node;
+    for (auto c = cands.begin(); c != cands.end() && std::get<0>(*c) < j.priority_rank; ++c) {
+      const JobId id = std::get<2>(*c);
+      if (!eligible(id)) continue;
+      all.push_back({std::get<0>(*c), 0, all.size(), id});
+      for (const WorkerPlacement& wp : w.jobs_.at(id).placement) ++per_node[wp.node];
+    }
+    for (Candidate& c : all) {
+      int fewest = INT_MAX;
+      for (const WorkerPlacement& wp : w.jobs_.at(c.id).placement) {
+        fewest = std::min(fewest, per_node[wp.node]);
+      }
+      c.node_victims = fewest;
+    }
+    std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.rank, a.node_victims, a.order) < std::tie(b.rank, b.node_victims, b.order);
+    });
+    size_t k = 0;
+    auto next_by_node = [&]() -> std::optional<JobId> {
+      if (k >= all.size()) return std::nullopt;
+      return all[k++].id;
+    };
+    std::optional<Plan> by_nodes = PlanFromOrder(w, s, next_by_node);
+    if (by_nodes && by_nodes->victims.size() < by_recency->victims.size()) return by_nodes;
+    return by_recency;
   }
 
   static bool TryPreempt(World& w, Job& j) {
@@ -1833,6 +1884,23 @@ std::vector<const Job*> World::PendingOrderSlurm(int cluster, int partition) con
     const Job& j = jobs_.at(k.id);
     if (partition < 0 || j.partition == partition) out.push_back(&j);
   }
+  return out;
+}
+
+std::map<JobId, int> World::QueuePositions() const {
+  std::map<JobId, int> out;
+  std::map<int, int> seen;  // per partition (Slurm) or queue (Cloud.ru) within one pending set
+  auto walk = [&](const std::set<PendingKey>& set) {
+    seen.clear();
+    for (const PendingKey& k : set) {
+      const Job& o = jobs_.at(k.id);
+      if (o.state != JobState::kPending || o.held) continue;
+      const int key = o.request.dialect == Dialect::kSlurm ? o.partition : o.queue;
+      out[k.id] = ++seen[key];
+    }
+  };
+  for (const auto& set : slurm_pending_) walk(set);
+  for (const auto& set : cloudru_pending_) walk(set);
   return out;
 }
 

@@ -434,7 +434,10 @@ class World {
   std::vector<const Job*> PendingOrder(int queue) const;
   std::vector<const Job*> PendingOrderSlurm(int cluster, int partition) const;
   // 1-based position in its pending order, 0 when not pending.
-  int QueuePosition(const Job& job) const;
+  int QueuePosition(const Job& job) const;  // O(position)
+  // Every pending job's QueuePosition at once, in one walk of the pending orders (O(pending)):
+  // what views listing many jobs use.
+  std::map<JobId, int> QueuePositions() const;
   // Added: node names of the job's current placement (distinct, placement order) and the
   // placement as a string ("alloc-1/node-a:0-1,alloc-2/node-c:0-1" / Slurm hostlist "a3-0[0-7]").
   std::vector<std::string> JobNodeNames(const Job& job) const;

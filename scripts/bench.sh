@@ -18,6 +18,7 @@
 #   SCHEDEMU_BENCH_REPLAY_JOBS=1000000
 #   SCHEDEMU_BENCH_SKIP=model,cold,http,jobs,soak,replay,peer   steps to leave out
 #   SCHEDEMU_BENCH_BUILD=build/bench   build directory
+#   SCHEDEMU_BENCH_MERGE=1         keep the figures of skipped steps from the previous latest.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

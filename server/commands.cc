@@ -7,8 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "api/control/metrics.h"
 #include "api/scenario/runner.h"
-#include "server/replay.h"
 #include "server/log.h"
+#include "server/replay.h"
 
 namespace schedemu {
 

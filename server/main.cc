@@ -23,12 +23,12 @@
 #include "absl/strings/str_cat.h"
 #include "api/control/state_file.h"
 #include "api/emulator.h"
+#include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 #include "server/commands.h"
 #include "server/http_server.h"
 #include "server/log.h"
-#include "api/router.h"
 
 namespace schedemu {
 namespace {
@@ -102,11 +102,11 @@ bool ReadFile(const std::string& path, std::string* out) {
 
 int Serve(int argc, char** argv) {
   std::string error;
-  auto args = ParseArgs(argc, argv, 2,
-                        {"host", "port", "scenario", "clock", "speed", "seed", "log-level",
-                         "control-token", "max-body-bytes", "threads", "state-file",
-                         "state-save-interval"},
-                        &error);
+  auto args =
+      ParseArgs(argc, argv, 2,
+                {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
+                 "max-body-bytes", "threads", "state-file", "state-save-interval"},
+                &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
   auto flag = [&](const std::string& name, const std::string& def) {

@@ -468,7 +468,8 @@ HttpResponse GetJob(Emulator& emu, const HttpRequest& req) {
 HttpResponse ListJobs(Emulator& emu, const HttpRequest&) {
   return emu.WithWorld([&](World& w) {
     OJson jobs = OJson::array();
-    for (const auto& [id, job] : w.jobs()) jobs.push_back(control::JobJson(w, job));
+    const std::map<JobId, int> positions = w.QueuePositions();
+    for (const auto& [id, job] : w.jobs()) jobs.push_back(control::JobJson(w, job, &positions));
     return Ok(OJson{{"jobs", jobs}});
   });
 }

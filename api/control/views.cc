@@ -93,7 +93,7 @@ OJson ClockJson(World& w) {
   };
 }
 
-OJson JobJson(const World& w, const Job& job) {
+OJson JobJson(const World& w, const Job& job, const std::map<JobId, int>* positions) {
   OJson j;
   j["id"] = job.id;
   j["dialect"] = std::string(DialectName(job.request.dialect));
@@ -118,7 +118,12 @@ OJson JobJson(const World& w, const Job& job) {
   j["status"] = WireStatus(job);
   j["reason"] = job.reason;
   j["held"] = job.held;
-  j["queue_position"] = w.QueuePosition(job);
+  if (positions != nullptr) {
+    auto it = positions->find(job.id);
+    j["queue_position"] = it == positions->end() ? 0 : it->second;
+  } else {
+    j["queue_position"] = w.QueuePosition(job);
+  }
   j["workers"] = job.request.workers;
   j["gpus_per_worker"] = job.request.gpus_per_worker;
   j["gpus"] = job.TotalGpus();
@@ -305,7 +310,8 @@ OJson StateJson(World& w) {
   s["slurm_clusters"] = clusters;
 
   OJson jobs = OJson::array();
-  for (const auto& [id, job] : w.jobs()) jobs.push_back(JobJson(w, job));
+  const std::map<JobId, int> positions = w.QueuePositions();
+  for (const auto& [id, job] : w.jobs()) jobs.push_back(JobJson(w, job, &positions));
   s["jobs"] = jobs;
   OJson rules = OJson::array();
   for (const auto& r : w.behaviour_rules())

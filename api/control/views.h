@@ -3,6 +3,7 @@
 #ifndef SCHEDEMU_API_CONTROL_VIEWS_H_
 #define SCHEDEMU_API_CONTROL_VIEWS_H_
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,8 @@ int PartitionGpusTotal(const World& world, int cluster, int partition);
 int OtherTenantGpus(const World& world, const Allocation& allocation);
 
 OJson ClockJson(World& world);
-OJson JobJson(const World& world, const Job& job);
+// `positions`: World::QueuePositions() when rendering many jobs (else computed per job).
+OJson JobJson(const World& world, const Job& job, const std::map<JobId, int>* positions = nullptr);
 OJson StateJson(World& world);
 OJson EventJson(const Event& event);
 // world gauges (GPUs per allocation and partition, jobs by state and queue, preemptions, pending

@@ -1,5 +1,7 @@
 #include "api/scenario/json_reader.h"
 
+#include "api/json_limits.h"
+
 #include <cctype>
 #include <cmath>
 
@@ -41,8 +43,20 @@ bool IsIdentifierKey(std::string_view key) {
 }  // namespace
 
 absl::StatusOr<json> ParseJsonText(std::string_view text, std::string_view prefix) {
+  // Depth first: a deep document parses fine but copying it later would recurse per level.
+  if (absl::Status depth = CheckJsonDepth(text); !depth.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(prefix), "invalid JSON: ", depth.message()));
+  }
   try {
     return json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range& e) {
+    // e.g. "number overflow parsing '1e400'" (406)
+    std::string what = e.what();
+    size_t close = what.find("] ");
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(prefix),
+                     "invalid JSON: ", close == std::string::npos ? what : what.substr(close + 2)));
   } catch (const json::parse_error& e) {
     // e.byte is 1-based position of the offending byte (or one past the end).
     size_t byte = e.byte == 0 ? 0 : e.byte - 1;

@@ -189,6 +189,34 @@ TEST(SlurmPreemption, OneVictimOfFourLowestId) {
   EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
 }
 
+// Minimality across nodes: eight 1-GPU spot jobs fill n1 and two sit on n2; an 8-GPU job needs
+// only the two on n2 to go, not the eight on n1.
+TEST(SlurmPreemption, FewestVictimsAcrossNodes) {
+  World w = MakeWorld(SlurmConfig(2));
+  std::vector<JobId> low;
+  for (int i = 0; i < 10; ++i) low.push_back(MustSubmit(w, SlurmJob("alice", "spot", 1, 1)));
+  Advance(w, 0);
+  int on_n2 = 0;
+  for (JobId l : low) {
+    ASSERT_EQ(J(w, l).state, JobState::kRunning);
+    on_n2 += w.PlacementString(J(w, l)).find("n2") != std::string::npos;
+  }
+  ASSERT_EQ(on_n2, 2);  // best fit packed eight onto n1
+  JobId high = MustSubmit(w, SlurmJob("bob", "batch", 1, 8));
+  Advance(w, 0);
+  int victims = 0;
+  for (JobId l : low) {
+    if (J(w, l).state == JobState::kCompleting) {
+      ++victims;
+      EXPECT_EQ(w.PlacementString(J(w, l)), "n2");
+    }
+  }
+  EXPECT_EQ(victims, 2);
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(J(w, high).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, high)), "n2");
+}
+
 // While the victims' epilog runs, the freed and free GPUs of the preemptor's node are reserved
 // for it: a lower job that would fit there must wait.
 TEST(SlurmPreemption, PreemptorKeepsItsNodeDuringEpilog) {
