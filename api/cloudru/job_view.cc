@@ -139,7 +139,11 @@ Json ListJobsItem(const World& world, const Job& job, std::string_view namespace
 Json JobParams(const World& world, const Job& job) {
   Json stored = Json::object();
   if (!job.request.spec.empty()) {
-    stored = Json::parse(job.request.spec, nullptr, /*allow_exceptions=*/false);
+    try {
+      stored = ParseJsonLinear(job.request.spec);  // our own serialisation: valid, shallow
+    } catch (const Json::exception&) {
+      stored = Json::object();
+    }
     if (!stored.is_object()) stored = Json::object();
   }
   Json o = Json::object();

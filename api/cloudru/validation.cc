@@ -191,6 +191,41 @@ std::string ExpectedList(const std::vector<std::string>& values) {
   return out;
 }
 
+namespace {
+Json ToOrdered(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      Json o = Json::object();
+      auto& members = o.get_ref<Json::object_t&>();
+      members.reserve(j.size());
+      for (const auto& [k, v] : j.items()) members.emplace_back(k, ToOrdered(v));
+      return o;
+    }
+    case nlohmann::json::value_t::array: {
+      Json a = Json::array();
+      auto& items = a.get_ref<Json::array_t&>();
+      items.reserve(j.size());
+      for (const auto& v : j) items.push_back(ToOrdered(v));
+      return a;
+    }
+    case nlohmann::json::value_t::string:
+      return Json(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::boolean:
+      return Json(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return Json(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return Json(j.get<uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return Json(j.get<double>());
+    default:
+      return Json(nullptr);
+  }
+}
+}  // namespace
+
+Json ParseJsonLinear(std::string_view text) { return ToOrdered(nlohmann::json::parse(text)); }
+
 std::optional<Json> ParseJsonObjectBody(const HttpRequest& request, Issues* issues) {
   if (request.body.empty()) {
     issues->Add(Json::array({"body"}), kFieldRequired, "missing", Json(nullptr));
@@ -210,7 +245,7 @@ std::optional<Json> ParseJsonObjectBody(const HttpRequest& request, Issues* issu
   }
   Json parsed;
   try {
-    parsed = Json::parse(request.body);
+    parsed = ParseJsonLinear(request.body);
   } catch (const Json::parse_error& e) {
     // Python reports the offset where the bad token starts; nlohmann the offset after it.
     int64_t pos = e.byte > 0 ? static_cast<int64_t>(e.byte) - 1 : 0;

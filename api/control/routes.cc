@@ -37,7 +37,7 @@ std::variant<json, HttpResponse> BodyObject(const HttpRequest& req) {
   auto j = ParseJsonText(req.body, "");
   if (!j.ok()) return ControlError(400, "body", std::string(j.status().message()));
   if (!j->is_object()) return ControlError(400, "body", "expected a JSON object");
-  return *j;
+  return std::move(*j);
 }
 
 // Turns a reader error ("$.a.b", why) into 400 naming the field "a.b".
