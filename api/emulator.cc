@@ -1,5 +1,7 @@
 #include "api/emulator.h"
 
+#include <malloc.h>
+
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
@@ -19,10 +21,17 @@ absl::Status Emulator::Load(WorldConfig config, std::string scenario_text) {
   world->clock().SetMode(options_.clock_mode);
   world->clock().SetSpeed(options_.speed);
   world->clock().Set(world->now());
-  std::lock_guard<std::mutex> lock(mu_);
-  world_ = std::make_unique<World>(std::move(*world));
-  loaded_config_ = std::move(config);
-  scenario_text_ = std::move(scenario_text);
+  std::unique_ptr<World> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old = std::exchange(world_, std::make_unique<World>(std::move(*world)));
+    loaded_config_ = std::move(config);
+    scenario_text_ = std::move(scenario_text);
+  }
+  if (old) {
+    old.reset();
+    malloc_trim(0);  // give the old world's pages back to the OS (glibc keeps them otherwise)
+  }
   return absl::OkStatus();
 }
 

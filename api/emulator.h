@@ -26,6 +26,9 @@ struct EmulatorOptions {
   Clock::Mode clock_mode = Clock::Mode::kManual;
   double speed = 1.0;
   std::optional<uint64_t> seed;  // overrides the scenario's seed
+  // Keep the journal of state-changing requests (serve --state-file). Off otherwise: the
+  // journal grows with every non-GET request.
+  bool journal_requests = false;
 };
 
 class Emulator {

@@ -199,6 +199,7 @@ int Serve(int argc, char** argv) {
     return UsageError("--state-save-interval: expected seconds between 0.05 and 86400");
   }
 
+  options.journal_requests = !state_file.empty();
   api::Emulator emulator(options, &WallMs);
   if (absl::Status s = emulator.Load(scenario->world, scenario->text); !s.ok()) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";

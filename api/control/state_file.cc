@@ -39,6 +39,7 @@ JournalEntry EntryFor(const HttpRequest& req, TimeMs at) {
 }  // namespace
 
 void InstallJournal(std::vector<RouteGroup>& groups, Emulator& emu) {
+  if (!emu.options().journal_requests) return;
   if (emu.control().BaseScenario().empty()) emu.control().SetBaseScenario(emu.scenario_text());
   Emulator* e = &emu;
   for (RouteGroup& g : groups) {
@@ -56,6 +57,7 @@ void InstallJournal(std::vector<RouteGroup>& groups, Emulator& emu) {
 
 // Journals a GET that a fault rule counted (its counters and coin flips must replay too).
 void JournalCountedGet(Emulator& emu, const HttpRequest& req) {
+  if (!emu.options().journal_requests) return;
   TimeMs at = emu.WithWorld([](World& w) { return w.now(); });
   emu.control().Journal(EntryFor(req, at));
 }

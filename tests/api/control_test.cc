@@ -530,6 +530,12 @@ TEST_F(ControlTest, PendingAgeMetric) {
                                 "queue=\"alloc-1-default\"} 30.000\n"));
 }
 
+TEST_F(ControlTest, NoJournalWithoutAStateFile) {
+  SubmitCloudRu();
+  Ok("POST", "clock/advance", {{"seconds", 30}});
+  EXPECT_TRUE(emu_->control().JournalEntries().empty());  // memory stays flat under load
+}
+
 TEST_F(ControlTest, ControlTokenRequiredWhenSet) {
   EmulatorOptions o;
   o.control_token = "s3cret";
@@ -550,6 +556,9 @@ namespace schedemu::api {
 namespace {
 
 TEST_F(ControlTest, StateFileRestoresEverything) {
+  EmulatorOptions journaled;
+  journaled.journal_requests = true;  // what `serve --state-file` sets
+  Start(journaled);
   std::string name = SubmitCloudRu();
   HttpResponse auth =
       api_->Call("POST", "/public/v2/service_auth", {},
