@@ -9,6 +9,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-google-auth python3-jsonschema openssl
   chromium
+  clang libclang-rt-14-dev
 )
 if [ "${SCHEDEMU_SETUP_EXTRA:-}" != "" ]; then
   # shellcheck disable=SC2206
