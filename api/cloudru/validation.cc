@@ -1,4 +1,5 @@
 #include "api/cloudru/validation.h"
+#include "api/json_limits.h"
 
 #include <cctype>
 #include <cmath>
@@ -31,32 +32,8 @@ Json LocWith(const Json& prefix, std::string_view key) {
   return loc;
 }
 
-// Scans for nesting deeper than the limit without parsing (strings are skipped).
-bool TooDeep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  bool escape = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
+// Nesting deeper than the shared limit (api/json_limits.h), found without parsing.
+bool TooDeep(std::string_view text) { return JsonDepth(text) > kMaxJsonDepth; }
 
 bool IsJsonContentType(std::string_view content_type) {
   std::string ct = Lower(content_type);

@@ -31,7 +31,6 @@ class Issues {
 };
 
 // Depth limit for request JSON (deeper documents are refused as invalid JSON).
-inline constexpr int kMaxJsonDepth = 64;
 
 // Reads the request body as FastAPI does for a required JSON model body: missing body ->
 // [body] missing; non-JSON content type -> model_attributes_type; malformed JSON -> json_invalid;

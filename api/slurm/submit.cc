@@ -1,4 +1,5 @@
 #include "api/slurm/submit.h"
+#include "api/json_limits.h"
 
 #include <cmath>
 #include <set>
@@ -442,30 +443,7 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
 
 }  // namespace
 
-int JsonNestingDepth(std::string_view text) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false, escape = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
+int JsonNestingDepth(std::string_view text) { return JsonDepth(text); }
 
 ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
   ParsedSubmit out;

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_limits.h"
+
 #include "api/slurm/errors.h"
 #include "scheduler/world.h"
 
@@ -42,7 +44,7 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body);
 // Max nesting depth of JSON text (brackets outside strings); used to refuse pathological bodies
 // before handing them to the parser.
 int JsonNestingDepth(std::string_view text);
-inline constexpr int kMaxJsonDepth = 64;
+inline constexpr int kMaxJsonDepth = api::kMaxJsonDepth;  // api/json_limits.h
 
 }  // namespace schedemu::api::slurm
 
