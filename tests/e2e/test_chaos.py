@@ -42,6 +42,9 @@ ALLOC_NODES = ["dgxsrv-101.sr008", "dgxsrv-102.sr008", "dgxsrv-201.sr008", "dgxs
 SLURM_NODES = ["a3-0", "a3-1", "a3-2", "a3-3"]
 
 
+SANITIZED = os.environ.get("SCHEDEMU_SANITIZED", "") not in ("", "0")
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -474,7 +477,9 @@ def main():
             conn.request("GET", "/emulator/v1/state")
         after = rss_kb(pid)
         limit = max(baseline * 2, baseline + 64 * 1024)
-        check(after <= limit, "RSS after reset %d kB > limit %d kB (baseline %d kB, peak %d kB)" %
+        # Under a sanitizer (scripts/test.sh sets SCHEDEMU_SANITIZED) the allocator keeps freed
+        # memory in quarantine/shadow, so RSS says nothing about leaks: those checks are skipped.
+        check(SANITIZED or after <= limit, "RSS after reset %d kB > limit %d kB (baseline %d kB, peak %d kB)" %
               (after, limit, baseline, peak))
 
         # Leak check: the same load again (no chaos, half the budget) and another reset; the
@@ -493,7 +498,7 @@ def main():
         for _ in range(20):
             conn.request("GET", "/emulator/v1/state")
         after2 = rss_kb(pid)
-        check(after2 <= after + 16 * 1024 + after // 4,
+        check(SANITIZED or after2 <= after + 16 * 1024 + after // 4,
               "RSS grew across a second identical round: %d kB -> %d kB" % (after, after2))
         conn.close()
 
