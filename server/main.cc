@@ -86,8 +86,9 @@ std::optional<Args> ParseArgs(int argc, char** argv, int first,
   return args;
 }
 
+// One line: what is wrong and where to look.
 int UsageError(const std::string& message) {
-  std::cerr << "schedemu: " << message << "\n" << kUsage;
+  std::cerr << "schedemu: " << message << " (see 'schedemu --help')\n";
   return kUsageError;
 }
 
