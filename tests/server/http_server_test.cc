@@ -15,8 +15,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "server/http_client.h"
 #include "api/router.h"
+#include "server/http_client.h"
 
 namespace schedemu {
 namespace {
