@@ -555,9 +555,10 @@ SlurmResponse GetDbJobs(const Call& call, std::optional<std::string_view> raw_id
 // ---------------------------------------------------------------------------------------------
 // nodes, partitions, ping, diag
 // ---------------------------------------------------------------------------------------------
-SlurmResponse GetNodes(const Call& call, std::optional<std::string_view> name) {
-  Reply reply;
-  reply.body["nodes"] = json::array();
+// Runs fn(World&, const SlurmCluster&) under the lock for the request's cluster and finishes the
+// reply; slurmctld's "unable to contact" answer when the cluster is unknown.
+template <typename F>
+SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
   std::string cluster_name;
   bool no_cluster = false;
   call.emu.WithWorld([&](World& w) {
@@ -568,66 +569,50 @@ SlurmResponse GetNodes(const Call& call, std::optional<std::string_view> name) {
     }
     const SlurmCluster& c = w.clusters()[ci];
     cluster_name = c.config.slurm_cluster_name;
-    reply.body["last_update"] = NoValTime(w.now());
-    for (NodeIndex n : c.nodes) {
-      const Node& node = w.nodes()[n];
-      if (name && node.name != *name) continue;
-      reply.body["nodes"].push_back(NodeJson(w, c, node));
-    }
-    if (name && reply.body["nodes"].empty()) {
-      reply.errors.push_back(ErrorFailureToQueryNode(*name));
-    }
+    fn(w, c, reply);
   });
   if (no_cluster) return NoController(call);
   return Finish(call, std::move(reply), cluster_name);
+}
+
+SlurmResponse GetNodes(const Call& call, std::optional<std::string_view> name) {
+  Reply reply;
+  reply.body["nodes"] = json::array();
+  return OnCluster(call, std::move(reply), [&](World& w, const SlurmCluster& c, Reply& r) {
+    r.body["last_update"] = NoValTime(w.now());
+    for (NodeIndex n : c.nodes) {
+      const Node& node = w.nodes()[n];
+      if (name && node.name != *name) continue;
+      r.body["nodes"].push_back(NodeJson(w, c, node));
+    }
+    if (name && r.body["nodes"].empty()) r.errors.push_back(ErrorFailureToQueryNode(*name));
+  });
 }
 
 SlurmResponse GetPartitions(const Call& call, std::optional<std::string_view> name) {
   Reply reply;
   reply.body["partitions"] = json::array();
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    const SlurmCluster& c = w.clusters()[ci];
-    cluster_name = c.config.slurm_cluster_name;
-    reply.body["last_update"] = NoValTime(w.now());
+  return OnCluster(call, std::move(reply), [&](World& w, const SlurmCluster& c, Reply& r) {
+    r.body["last_update"] = NoValTime(w.now());
     for (const Partition& p : c.partitions) {
       if (name && p.config.name != *name) continue;
-      reply.body["partitions"].push_back(PartitionJson(w, c, p));
+      r.body["partitions"].push_back(PartitionJson(w, c, p));
     }
-    if (name && reply.body["partitions"].empty()) {
-      reply.errors.push_back(ErrorUnableToFindPartition(*name));
+    if (name && r.body["partitions"].empty()) {
+      r.errors.push_back(ErrorUnableToFindPartition(*name));
     }
   });
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 SlurmResponse Ping(const Call& call) {
-  Reply reply;
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
+  return OnCluster(call, Reply{}, [](World&, const SlurmCluster&, Reply& r) {
+    r.body["pings"] = json::array({{{"hostname", "slurmctld"},
+                                    {"pinged", "UP"},
+                                    {"responding", true},
+                                    {"latency", 314},
+                                    {"mode", "primary"},
+                                    {"primary", true}}});
   });
-  if (no_cluster) return NoController(call);
-  reply.body["pings"] = json::array({{{"hostname", "slurmctld"},
-                                      {"pinged", "UP"},
-                                      {"responding", true},
-                                      {"latency", 314},
-                                      {"mode", "primary"},
-                                      {"primary", true}}});
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 SlurmResponse Diag(const Call& call) {
