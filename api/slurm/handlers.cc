@@ -37,6 +37,8 @@ constexpr int64_t kMaxJobId = 0x03FFFFFF;
 // The answer being built: the operation's fields plus meta/errors/warnings.
 struct Reply {
   json body = json::object();
+  // job_info documents already serialized (GET job/jobs): written as "jobs" by Finish.
+  std::optional<std::string> raw_jobs;
   std::vector<SlurmError> errors;
   std::vector<SlurmWarning> warnings;
 };
@@ -109,7 +111,25 @@ SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_n
   SlurmResponse r;
   r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
   r.content_type = "application/json";
-  r.body = reply.body.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!reply.raw_jobs) {
+    r.body = reply.body.dump(-1, ' ', false, json::error_handler_t::replace);
+    return r;
+  }
+  // The top-level keys in nlohmann's (sorted) order, with the streamed jobs spliced in.
+  reply.body.erase("jobs");
+  r.body.reserve(reply.raw_jobs->size() + 1024);
+  JsonWriter w(r.body);
+  w.BeginObject();
+  bool jobs_written = false;
+  for (const auto& [key, value] : reply.body.items()) {
+    if (!jobs_written && key > "jobs") {
+      w.Key("jobs").BeginArray().Raw(*reply.raw_jobs).EndArray();
+      jobs_written = true;
+    }
+    w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  if (!jobs_written) w.Key("jobs").BeginArray().Raw(*reply.raw_jobs).EndArray();
+  w.EndObject();
   return r;
 }
 
@@ -314,7 +334,8 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
         reply.errors.push_back(ErrorUnableToQueryJob(pid.id));
         return;
       }
-      reply.body["jobs"].push_back(JobInfoJson(w, *job));
+      JsonWriter jw(reply.raw_jobs.emplace());
+      WriteJobInfo(jw, w, *job, call.version);
       return;
     }
     std::vector<const Job*> live;
@@ -331,7 +352,13 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
     }
     std::sort(live.begin(), live.end(),
               [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
-    for (const Job* job : live) reply.body["jobs"].push_back(JobInfoJson(w, *job));
+    std::string& raw = reply.raw_jobs.emplace();
+    raw.reserve(live.size() * 4800);
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (i > 0) raw.push_back(',');
+      JsonWriter jw(raw);
+      WriteJobInfo(jw, w, *live[i], call.version);
+    }
   });
   if (no_cluster) return NoController(call);
   if (!reply.body.contains("last_backfill")) {

@@ -216,6 +216,23 @@ json NoValMinutes(TimeMs t) {
   return NoVal(t / (60 * kMsPerSecond));
 }
 
+void WriteNoVal(JsonWriter& w, int64_t number) {
+  w.BeginObject().Field("set", true).Field("infinite", false).Field("number", number).EndObject();
+}
+void WriteNoValUnset(JsonWriter& w) {
+  w.BeginObject().Field("set", false).Field("infinite", false).Field("number", 0).EndObject();
+}
+void WriteNoValTime(JsonWriter& w, TimeMs t) {
+  WriteNoVal(w, t <= 0 || t == kNever ? 0 : ToSeconds(t));
+}
+void WriteNoValMinutes(JsonWriter& w, TimeMs t) {
+  if (t == kNever) {
+    w.BeginObject().Field("set", false).Field("infinite", true).Field("number", 0).EndObject();
+  } else {
+    WriteNoVal(w, t / (60 * kMsPerSecond));
+  }
+}
+
 std::string_view SlurmBaseState(JobState s) {
   switch (s) {
     case JobState::kPending:
@@ -248,6 +265,18 @@ json JobStateArray(const Job& job) {
     return json::array({Base(SlurmBaseState(after)), "COMPLETING"});
   }
   return json::array({Base(SlurmBaseState(job.state))});
+}
+
+void WriteJobStateArray(JsonWriter& w, const Job& job) {
+  w.BeginArray();
+  if (job.state == JobState::kCompleting) {
+    JobState after =
+        job.after_completing == JobState::kCompleting ? JobState::kCompleted : job.after_completing;
+    w.String(SlurmBaseState(after)).String("COMPLETING");
+  } else {
+    w.String(SlurmBaseState(job.state));
+  }
+  w.EndArray();
 }
 
 std::string SignalName(int signal) {
@@ -286,6 +315,24 @@ json ExitCodeVerbose(int exit_code, int signal) {
             {"signal", signal_obj}};
   }
   return {{"status", json::array({"SUCCESS"})}, {"return_code", NoVal(0)}, {"signal", signal_obj}};
+}
+
+void WriteExitCodeVerbose(JsonWriter& w, int exit_code, int signal) {
+  w.BeginObject();
+  w.Key("status").BeginArray();
+  w.String(signal > 0 ? "SIGNALED" : exit_code != 0 ? "ERROR" : "SUCCESS");
+  w.EndArray();
+  WriteNoVal(w.Key("return_code"), signal > 0 ? 0 : exit_code);
+  w.Key("signal").BeginObject();
+  if (signal > 0) {
+    WriteNoVal(w.Key("id"), signal);
+    w.Field("name", SignalName(signal));
+  } else {
+    WriteNoValUnset(w.Key("id"));
+    w.Field("name", "");
+  }
+  w.EndObject();
+  w.EndObject();
 }
 
 std::string CompressHostlist(const std::vector<std::string>& names) { return HostList(names); }
@@ -375,7 +422,7 @@ json Meta(const MetaInfo& info) {
             {"cluster", info.cluster_name}}}};
 }
 
-json JobInfoJson(const World& world, const Job& job) {
+void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version) {
   ClusterRefs r = Refs(world, job);
   Spec spec = ReadSpec(job);
   const JobRequest& q = job.request;
@@ -417,43 +464,6 @@ json JobInfoJson(const World& world, const Job& job) {
                                      : start + limit;
   }
 
-  json job_resources;
-  if (running_like && !job.placement.empty()) {
-    json alloc = json::array();
-    int idx = 0;
-    for (const WorkerPlacement& p : job.placement) {
-      const Node& n = world.nodes()[p.node];
-      json cores = json::array();
-      for (int c = 0; c < std::max(1, p.cpus); ++c) {
-        cores.push_back({{"index", c}, {"status", json::array({"ALLOCATED"})}});
-      }
-      alloc.push_back({{"index", idx++},
-                       {"name", n.name},
-                       {"cpus", {{"count", p.cpus}, {"used", p.cpus}}},
-                       {"memory", {{"used", 0}, {"allocated", mem_per_node}}},
-                       {"sockets", json::array({{{"index", 0}, {"cores", cores}}})}});
-    }
-    job_resources = {{"select_type", json::array({"CPU", "MEMORY"})},
-                     {"nodes",
-                      {{"count", static_cast<int>(job.placement.size())},
-                       {"select_type", json::array({"AVAILABLE"})},
-                       {"list", nodes},
-                       {"whole", false},
-                       {"allocation", alloc}}},
-                     {"cpus", total_cpus},
-                     {"threads_per_core", NoVal(1)}};
-  } else {
-    job_resources = {{"select_type", json::array()},
-                     {"nodes",
-                      {{"count", 0},
-                       {"select_type", json::array()},
-                       {"list", ""},
-                       {"whole", false},
-                       {"allocation", json::array()}}},
-                     {"cpus", 0},
-                     {"threads_per_core", NoValUnset()}};
-  }
-
   std::string reason = job.reason.empty() ? "None" : job.reason;
   if (job.held && job.state == JobState::kPending) reason = "JobHeldUser";
   std::string state_description;
@@ -463,13 +473,6 @@ json JobInfoJson(const World& world, const Job& job) {
   const int tier = r.partition != nullptr ? r.partition->config.priority_tier : 1;
   const int64_t priority = job.held ? 0 : static_cast<int64_t>(tier) * 1000 + 1;
 
-  json flags = json::array();
-  if (spec.account.empty()) flags.push_back("USING_DEFAULT_ACCOUNT");
-  if (q.partition.empty()) flags.push_back("USING_DEFAULT_PARTITION");
-  flags.push_back("USING_DEFAULT_QOS");
-  flags.push_back("USING_DEFAULT_WCKEY");
-  if (start > 0 && running_like) flags.push_back("JOB_WAS_RUNNING");
-
   const std::string stdout_path =
       ExpandStdioPath(DefaultStdout(spec), cwd, job.slurm_job_id, user, name, batch_host);
   const std::string stderr_path =
@@ -478,143 +481,197 @@ json JobInfoJson(const World& world, const Job& job) {
   const std::string stdin_path =
       ExpandStdioPath(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path, cwd,
                       job.slurm_job_id, user, name, batch_host);
-
   const bool ended = IsTerminal(job.state);
-  json j = {
-      {"account", account},
-      {"accrue_time", NoValTime(eligible)},
-      {"admin_comment", ""},
-      {"allocating_node", "vertex-slurm-api"},
-      {"array_job_id", NoVal(0)},
-      {"array_task_id", NoValUnset()},
-      {"array_max_tasks", NoVal(0)},
-      {"array_task_string", ""},
-      {"association_id", 0},
-      {"batch_features", ""},
-      {"batch_flag", true},
-      {"batch_host", batch_host},
-      {"flags", flags},
-      {"burst_buffer", ""},
-      {"burst_buffer_state", ""},
-      {"cluster", cluster_name},
-      {"cluster_features", ""},
-      {"command", ""},
-      {"comment", spec.comment},
-      {"container", ""},
-      {"container_id", ""},
-      {"contiguous", false},
-      {"core_spec", 0},
-      {"thread_spec", 0},
-      {"cores_per_socket", NoValUnset()},
-      {"billable_tres", NoValUnset()},
-      {"cpus_per_task",
-       NoVal(cpus_per / std::max<int64_t>(1, spec.tasks_per_node > 0 ? spec.tasks_per_node : 1))},
-      {"cpu_frequency_minimum", NoValUnset()},
-      {"cpu_frequency_maximum", NoValUnset()},
-      {"cpu_frequency_governor", NoValUnset()},
-      {"cpus_per_tres", ""},
-      {"cron", ""},
-      {"deadline", NoVal(0)},
-      {"delay_boot", NoVal(0)},
-      {"dependency", ""},
-      {"derived_exit_code", ExitCodeVerbose(ended ? job.exit_code : 0, 0)},
-      {"eligible_time", NoValTime(eligible)},
-      {"end_time", NoValTime(end)},
-      {"excluded_nodes", absl::StrJoin(q.excluded_nodes, ",")},
-      {"exit_code", ExitCodeVerbose(job.exit_code, job.signal)},
-      {"extra", ""},
-      {"failed_node", ""},
-      {"features", ""},
-      {"federation_origin", ""},
-      {"federation_siblings_active", ""},
-      {"federation_siblings_viable", ""},
-      {"gres_detail", json::array()},
-      {"group_id", gid},
-      {"group_name", user},
-      {"het_job_id", NoVal(0)},
-      {"het_job_id_set", ""},
-      {"het_job_offset", NoVal(0)},
-      {"job_id", job.slurm_job_id},
-      {"job_resources", job_resources},
-      {"job_size_str", json::array()},
-      {"job_state", JobStateArray(job)},
-      {"last_sched_evaluation", NoValTime(world.now())},
-      {"licenses", ""},
-      {"mail_type", json::array()},
-      {"mail_user", user},
-      {"max_cpus", NoVal(0)},
-      {"max_nodes", NoVal(0)},
-      {"mcs_label", ""},
-      {"memory_per_tres", ""},
-      {"name", name},
-      {"network", ""},
-      {"nodes", nodes},
-      {"nice", spec.nice},
-      {"tasks_per_core", NoValUnset()},
-      {"tasks_per_tres", NoVal(0)},
-      {"tasks_per_node", NoVal(spec.tasks_per_node > 0 ? spec.tasks_per_node : 0)},
-      {"tasks_per_socket", NoValUnset()},
-      {"tasks_per_board", NoVal(0)},
-      {"cpus", NoVal(total_cpus)},
-      {"node_count", NoVal(workers)},
-      {"tasks",
-       NoVal(spec.tasks > 0 ? spec.tasks : workers * std::max<int64_t>(1, spec.tasks_per_node))},
-      {"partition", partition},
-      {"prefer", ""},
-      {"memory_per_cpu", NoValUnset()},
-      {"memory_per_node", NoVal(mem_per_node)},
-      {"minimum_cpus_per_node", NoVal(cpus_per)},
-      {"minimum_tmp_disk_per_node", NoVal(0)},
-      {"power", {{"flags", json::array()}}},
-      {"preempt_time", NoVal(0)},
-      {"preemptable_time", NoVal(0)},
-      {"pre_sus_time", NoVal(0)},
-      {"hold", job.held},
-      {"priority", NoVal(priority)},
-      {"priority_by_partition", json::array()},
-      {"profile", json::array({"NOT_SET"})},
-      {"qos", spec.qos.empty() ? "normal" : spec.qos},
-      {"reboot", false},
-      {"required_nodes", absl::StrJoin(q.required_nodes, ",")},
-      {"required_switches", 0},
-      {"requeue", q.requeue},
-      {"resize_time", NoVal(0)},
-      {"restart_cnt", job.restart_count},
-      {"resv_name", ""},
-      {"scheduled_nodes", ""},
-      {"selinux_context", ""},
-      {"shared", json::array()},
-      {"sockets_per_board", 0},
-      {"sockets_per_node", NoValUnset()},
-      {"start_time", NoValTime(start)},
-      {"state_description", state_description},
-      {"state_reason", reason},
-      {"standard_error", stderr_path},
-      {"standard_input", stdin_path},
-      {"standard_output", stdout_path},
-      {"submit_time", NoValTime(submit)},
-      {"suspend_time", NoVal(0)},
-      {"system_comment", ""},
-      {"time_limit", NoValMinutes(limit)},
-      {"time_minimum", NoVal(0)},
-      {"threads_per_core", NoValUnset()},
-      {"tres_bind", ""},
-      {"tres_freq", ""},
-      {"tres_per_job", spec.tres_per_job},
-      {"tres_per_node", spec.tres_per_node},
-      {"tres_per_socket", ""},
-      {"tres_per_task", ""},
-      {"tres_req_str", TresString(total_cpus, mem_per_node * workers, workers, gpus)},
-      {"tres_alloc_str", running_like || (ended && start > 0)
-                             ? TresString(total_cpus, mem_per_node * workers, workers, gpus)
-                             : ""},
-      {"user_id", uid},
-      {"user_name", user},
-      {"maximum_switch_wait_time", 0},
-      {"wckey", ""},
-      {"current_working_directory", cwd},
-  };
-  return j;
+  const std::string tres_req = TresString(total_cpus, mem_per_node * workers, workers, gpus);
+
+  w.BeginObject();
+  w.Field("account", account);
+  WriteNoValTime(w.Key("accrue_time"), eligible);
+  w.Field("admin_comment", "");
+  w.Field("allocating_node", "vertex-slurm-api");
+  WriteNoVal(w.Key("array_job_id"), 0);
+  WriteNoValUnset(w.Key("array_task_id"));
+  WriteNoVal(w.Key("array_max_tasks"), 0);
+  w.Field("array_task_string", "");
+  w.Field("association_id", 0);
+  w.Field("batch_features", "");
+  w.Field("batch_flag", true);
+  w.Field("batch_host", batch_host);
+  w.Key("flags").BeginArray();
+  if (spec.account.empty()) w.String("USING_DEFAULT_ACCOUNT");
+  if (q.partition.empty()) w.String("USING_DEFAULT_PARTITION");
+  w.String("USING_DEFAULT_QOS");
+  w.String("USING_DEFAULT_WCKEY");
+  if (start > 0 && running_like) w.String("JOB_WAS_RUNNING");
+  w.EndArray();
+  w.Field("burst_buffer", "");
+  w.Field("burst_buffer_state", "");
+  w.Field("cluster", cluster_name);
+  w.Field("cluster_features", "");
+  w.Field("command", "");
+  w.Field("comment", spec.comment);
+  w.Field("container", "");
+  w.Field("container_id", "");
+  w.Field("contiguous", false);
+  w.Field("core_spec", 0);
+  w.Field("thread_spec", 0);
+  WriteNoValUnset(w.Key("cores_per_socket"));
+  WriteNoValUnset(w.Key("billable_tres"));
+  WriteNoVal(w.Key("cpus_per_task"),
+             cpus_per / std::max<int64_t>(1, spec.tasks_per_node > 0 ? spec.tasks_per_node : 1));
+  WriteNoValUnset(w.Key("cpu_frequency_minimum"));
+  WriteNoValUnset(w.Key("cpu_frequency_maximum"));
+  WriteNoValUnset(w.Key("cpu_frequency_governor"));
+  w.Field("cpus_per_tres", "");
+  w.Field("cron", "");
+  WriteNoVal(w.Key("deadline"), 0);
+  WriteNoVal(w.Key("delay_boot"), 0);
+  w.Field("dependency", "");
+  WriteExitCodeVerbose(w.Key("derived_exit_code"), ended ? job.exit_code : 0, 0);
+  WriteNoValTime(w.Key("eligible_time"), eligible);
+  WriteNoValTime(w.Key("end_time"), end);
+  w.Field("excluded_nodes", absl::StrJoin(q.excluded_nodes, ","));
+  WriteExitCodeVerbose(w.Key("exit_code"), job.exit_code, job.signal);
+  w.Field("extra", "");
+  w.Field("failed_node", "");
+  w.Field("features", "");
+  w.Field("federation_origin", "");
+  w.Field("federation_siblings_active", "");
+  w.Field("federation_siblings_viable", "");
+  w.Key("gres_detail").EmptyArray();
+  w.Field("group_id", gid);
+  w.Field("group_name", user);
+  WriteNoVal(w.Key("het_job_id"), 0);
+  w.Field("het_job_id_set", "");
+  WriteNoVal(w.Key("het_job_offset"), 0);
+  w.Field("job_id", job.slurm_job_id);
+  w.Key("job_resources").BeginObject();
+  if (running_like && !job.placement.empty()) {
+    w.Key("select_type").BeginArray().String("CPU").String("MEMORY").EndArray();
+    w.Key("nodes").BeginObject();
+    w.Field("count", static_cast<int>(job.placement.size()));
+    w.Key("select_type").BeginArray().String("AVAILABLE").EndArray();
+    w.Field("list", nodes);
+    w.Field("whole", false);
+    w.Key("allocation").BeginArray();
+    int idx = 0;
+    for (const WorkerPlacement& p : job.placement) {
+      const Node& n = world.nodes()[p.node];
+      w.BeginObject();
+      w.Field("index", idx++);
+      w.Field("name", n.name);
+      w.Key("cpus").BeginObject().Field("count", p.cpus).Field("used", p.cpus).EndObject();
+      w.Key("memory").BeginObject().Field("used", 0).Field("allocated", mem_per_node).EndObject();
+      w.Key("sockets").BeginArray().BeginObject().Field("index", 0).Key("cores").BeginArray();
+      for (int c = 0; c < std::max(1, p.cpus); ++c) {
+        w.BeginObject().Field("index", c);
+        w.Key("status").BeginArray().String("ALLOCATED").EndArray().EndObject();
+      }
+      w.EndArray().EndObject().EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.Field("cpus", total_cpus);
+    WriteNoVal(w.Key("threads_per_core"), 1);
+  } else {
+    w.Key("select_type").EmptyArray();
+    w.Key("nodes").BeginObject();
+    w.Field("count", 0);
+    w.Key("select_type").EmptyArray();
+    w.Field("list", "");
+    w.Field("whole", false);
+    w.Key("allocation").EmptyArray();
+    w.EndObject();
+    w.Field("cpus", 0);
+    WriteNoValUnset(w.Key("threads_per_core"));
+  }
+  w.EndObject();
+  w.Key("job_size_str").EmptyArray();
+  WriteJobStateArray(w.Key("job_state"), job);
+  WriteNoValTime(w.Key("last_sched_evaluation"), world.now());
+  w.Field("licenses", "");
+  w.Key("mail_type").EmptyArray();
+  w.Field("mail_user", user);
+  WriteNoVal(w.Key("max_cpus"), 0);
+  WriteNoVal(w.Key("max_nodes"), 0);
+  w.Field("mcs_label", "");
+  w.Field("memory_per_tres", "");
+  w.Field("name", name);
+  w.Field("network", "");
+  w.Field("nodes", nodes);
+  w.Field("nice", spec.nice);
+  WriteNoValUnset(w.Key("tasks_per_core"));
+  WriteNoVal(w.Key("tasks_per_tres"), 0);
+  WriteNoVal(w.Key("tasks_per_node"), spec.tasks_per_node > 0 ? spec.tasks_per_node : 0);
+  WriteNoValUnset(w.Key("tasks_per_socket"));
+  WriteNoVal(w.Key("tasks_per_board"), 0);
+  WriteNoVal(w.Key("cpus"), total_cpus);
+  WriteNoVal(w.Key("node_count"), workers);
+  WriteNoVal(w.Key("tasks"),
+             spec.tasks > 0 ? spec.tasks : workers * std::max<int64_t>(1, spec.tasks_per_node));
+  w.Field("partition", partition);
+  w.Field("prefer", "");
+  WriteNoValUnset(w.Key("memory_per_cpu"));
+  WriteNoVal(w.Key("memory_per_node"), mem_per_node);
+  WriteNoVal(w.Key("minimum_cpus_per_node"), cpus_per);
+  WriteNoVal(w.Key("minimum_tmp_disk_per_node"), 0);
+  w.Key("power").BeginObject().Key("flags").EmptyArray().EndObject();
+  WriteNoVal(w.Key("preempt_time"), 0);
+  WriteNoVal(w.Key("preemptable_time"), 0);
+  WriteNoVal(w.Key("pre_sus_time"), 0);
+  w.Field("hold", job.held);
+  WriteNoVal(w.Key("priority"), priority);
+  w.Key("priority_by_partition").EmptyArray();
+  w.Key("profile").BeginArray().String("NOT_SET").EndArray();
+  w.Field("qos", spec.qos.empty() ? std::string("normal") : spec.qos);
+  w.Field("reboot", false);
+  w.Field("required_nodes", absl::StrJoin(q.required_nodes, ","));
+  w.Field("required_switches", 0);
+  w.Field("requeue", q.requeue);
+  WriteNoVal(w.Key("resize_time"), 0);
+  w.Field("restart_cnt", job.restart_count);
+  w.Field("resv_name", "");
+  w.Field("scheduled_nodes", "");
+  w.Field("selinux_context", "");
+  w.Key("shared").EmptyArray();
+  w.Field("sockets_per_board", 0);
+  WriteNoValUnset(w.Key("sockets_per_node"));
+  WriteNoValTime(w.Key("start_time"), start);
+  w.Field("state_description", state_description);
+  w.Field("state_reason", reason);
+  w.Field("standard_error", stderr_path);
+  w.Field("standard_input", stdin_path);
+  w.Field("standard_output", stdout_path);
+  WriteNoValTime(w.Key("submit_time"), submit);
+  WriteNoVal(w.Key("suspend_time"), 0);
+  w.Field("system_comment", "");
+  WriteNoValMinutes(w.Key("time_limit"), limit);
+  WriteNoVal(w.Key("time_minimum"), 0);
+  WriteNoValUnset(w.Key("threads_per_core"));
+  w.Field("tres_bind", "");
+  w.Field("tres_freq", "");
+  w.Field("tres_per_job", spec.tres_per_job);
+  w.Field("tres_per_node", spec.tres_per_node);
+  w.Field("tres_per_socket", "");
+  w.Field("tres_per_task", "");
+  w.Field("tres_req_str", tres_req);
+  w.Field("tres_alloc_str", running_like || (ended && start > 0) ? tres_req : std::string());
+  w.Field("user_id", uid);
+  w.Field("user_name", user);
+  w.Field("maximum_switch_wait_time", 0);
+  w.Field("wckey", "");
+  w.Field("current_working_directory", cwd);
+  // Fields v0.0.43 / v0.0.44 add to the v0.0.42 job_info.
+  if (version >= 43) {
+    w.Field("segment_size", 0);
+    w.Field("stdout_expanded", stdout_path);
+    w.Field("stderr_expanded", stderr_path);
+    w.Field("stdin_expanded", stdin_path);
+    w.Field("licenses_allocated", "");
+    if (version >= 44) w.Field("submit_line", "");
+  }
+  w.EndObject();
 }
 
 std::vector<json> JobDbRecords(const World& world, const Job& job) {

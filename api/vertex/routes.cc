@@ -24,6 +24,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/json_writer.h"
 #include "api/slurm/absl_compat.h"
 #include "api/slurm/handlers.h"
 #include "api/slurm/submit.h"
@@ -158,14 +159,19 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
   slurm::SlurmResponse sres = slurm::HandleSlurmRequest(emu, sreq);
   if (!sres.path_served) return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
-  json out = {{"status", sres.status}};
+  // slurmrestd's JSON answers are our own serialized documents: spliced in as they are, not
+  // parsed and dumped again (the big GET jobs answers would be built twice).
+  std::string out;
+  out.reserve(sres.body.size() + 48);
+  JsonWriter w(out);
+  w.BeginObject();
   if (sres.is_json()) {
-    json structured = json::parse(sres.body, nullptr, false);
-    out["structuredBody"] = structured.is_discarded() ? json::object() : std::move(structured);
+    w.Field("status", sres.status).Key("structuredBody").Raw(sres.body.empty() ? "{}" : sres.body);
   } else {
-    out["body"] = sres.body;
+    w.Field("body", sres.body).Field("status", sres.status);
   }
-  return JsonResponse(200, out.dump(-1, ' ', false, json::error_handler_t::replace));
+  w.EndObject();
+  return JsonResponse(200, std::move(out));
 }
 
 // ---------------------------------------------------------------------------------------------

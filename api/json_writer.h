@@ -1,0 +1,94 @@
+// A streaming JSON writer for the hot views (a slurmrestd job is ~150 keys): it appends straight
+// to a std::string instead of building an nlohmann::json tree (one heap node per key) and dumping
+// it. Strings are escaped exactly as nlohmann's dump(-1, ' ', false, error_handler_t::replace)
+// does (the tests compare the two on arbitrary bytes), so a view moved to the writer answers the
+// same bytes for every value. Commas are placed by the writer; keys are written in call order.
+#ifndef SCHEDEMU_API_JSON_WRITER_H_
+#define SCHEDEMU_API_JSON_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace schedemu::api {
+
+// Appends `s` as a JSON string literal (quotes included) to `out`.
+void AppendJsonString(std::string& out, std::string_view s);
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+
+  JsonWriter& BeginObject() { return Open('{'); }
+  JsonWriter& EndObject() { return Close('}'); }
+  JsonWriter& BeginArray() { return Open('['); }
+  JsonWriter& EndArray() { return Close(']'); }
+
+  JsonWriter& Key(std::string_view key) {
+    if (need_comma_) out_.push_back(',');
+    AppendJsonString(out_, key);
+    out_.push_back(':');
+    after_key_ = true;
+    need_comma_ = false;
+    return *this;
+  }
+  JsonWriter& String(std::string_view v) {
+    Prefix();
+    AppendJsonString(out_, v);
+    return Done();
+  }
+  JsonWriter& Int(int64_t v);
+  JsonWriter& Bool(bool v) {
+    Prefix();
+    out_.append(v ? "true" : "false");
+    return Done();
+  }
+  // Already-serialized JSON (a cached or nested document), written as one value.
+  JsonWriter& Raw(std::string_view json) {
+    Prefix();
+    out_.append(json);
+    return Done();
+  }
+  JsonWriter& EmptyArray() { return Raw("[]"); }
+  JsonWriter& EmptyObject() { return Raw("{}"); }
+
+  // key + value in one call.
+  JsonWriter& Field(std::string_view key, std::string_view v) { return Key(key).String(v); }
+  JsonWriter& Field(std::string_view key, const char* v) { return Key(key).String(v); }
+  JsonWriter& Field(std::string_view key, const std::string& v) { return Key(key).String(v); }
+  JsonWriter& Field(std::string_view key, bool v) { return Key(key).Bool(v); }
+  JsonWriter& Field(std::string_view key, int v) { return Key(key).Int(v); }
+  JsonWriter& Field(std::string_view key, int64_t v) { return Key(key).Int(v); }
+
+ private:
+  void Prefix() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (need_comma_) {
+      out_.push_back(',');
+    }
+  }
+  JsonWriter& Done() {
+    need_comma_ = true;
+    return *this;
+  }
+  JsonWriter& Open(char c) {
+    Prefix();
+    out_.push_back(c);
+    need_comma_ = false;
+    return *this;
+  }
+  JsonWriter& Close(char c) {
+    out_.push_back(c);
+    after_key_ = false;
+    return Done();
+  }
+
+  std::string& out_;
+  bool need_comma_ = false;
+  bool after_key_ = false;
+};
+
+}  // namespace schedemu::api
+
+#endif  // SCHEDEMU_API_JSON_WRITER_H_
