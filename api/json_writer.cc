@@ -6,17 +6,24 @@
 
 namespace schedemu::api {
 
+namespace {
+
+// Bytes that leave the fast path: control characters, '"', '\\' and everything non-ASCII.
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0; c < 256; ++c) plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
+}  // namespace
+
 void AppendJsonString(std::string& out, std::string_view s) {
   // Fast path: printable ASCII without '"' or '\\' is copied as is (names, paths, states).
-  bool plain = true;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
-    out.reserve(out.size() + s.size() + 2);
+  size_t i = 0;
+  while (i < s.size() && kPlain.plain[static_cast<unsigned char>(s[i])]) ++i;
+  if (i == s.size()) {
     out.push_back('"');
     out.append(s);
     out.push_back('"');
@@ -27,12 +34,16 @@ void AppendJsonString(std::string& out, std::string_view s) {
       nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-JsonWriter& JsonWriter::Int(int64_t v) {
-  Prefix();
+void JsonWriter::AppendInt(int64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   (void)ec;
   out_.append(buf, end);
+}
+
+JsonWriter& JsonWriter::Int(int64_t v) {
+  Prefix();
+  AppendInt(v);
   return Done();
 }
 

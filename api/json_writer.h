@@ -6,6 +6,7 @@
 #ifndef SCHEDEMU_API_JSON_WRITER_H_
 #define SCHEDEMU_API_JSON_WRITER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,13 +25,22 @@ class JsonWriter {
   JsonWriter& BeginArray() { return Open('['); }
   JsonWriter& EndArray() { return Close(']'); }
 
+  // A key from data: escaped.
   JsonWriter& Key(std::string_view key) {
     if (need_comma_) out_.push_back(',');
     AppendJsonString(out_, key);
     out_.push_back(':');
-    after_key_ = true;
-    need_comma_ = false;
-    return *this;
+    return AfterKey();
+  }
+  JsonWriter& Key(const std::string& key) { return Key(std::string_view(key)); }
+  // A key spelled in the source (a string literal): plain ASCII by construction, copied as is.
+  template <size_t N>
+  JsonWriter& Key(const char (&literal)[N]) {
+    if (need_comma_) out_.push_back(',');
+    out_.push_back('"');
+    out_.append(literal, N - 1);
+    out_.append("\":", 2);
+    return AfterKey();
   }
   JsonWriter& String(std::string_view v) {
     Prefix();
@@ -49,16 +59,37 @@ class JsonWriter {
     out_.append(json);
     return Done();
   }
+  // Continues the value just written (no comma): for values assembled from raw pieces.
+  void AppendRaw(std::string_view json) { out_.append(json); }
+  void AppendInt(int64_t v);
   JsonWriter& EmptyArray() { return Raw("[]"); }
   JsonWriter& EmptyObject() { return Raw("{}"); }
 
-  // key + value in one call.
-  JsonWriter& Field(std::string_view key, std::string_view v) { return Key(key).String(v); }
-  JsonWriter& Field(std::string_view key, const char* v) { return Key(key).String(v); }
-  JsonWriter& Field(std::string_view key, const std::string& v) { return Key(key).String(v); }
-  JsonWriter& Field(std::string_view key, bool v) { return Key(key).Bool(v); }
-  JsonWriter& Field(std::string_view key, int v) { return Key(key).Int(v); }
-  JsonWriter& Field(std::string_view key, int64_t v) { return Key(key).Int(v); }
+  // Literal key + value in one call.
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], std::string_view v) {
+    return Key(key).String(v);
+  }
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], const char* v) {
+    return Key(key).String(v);
+  }
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], const std::string& v) {
+    return Key(key).String(v);
+  }
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], bool v) {
+    return Key(key).Bool(v);
+  }
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], int v) {
+    return Key(key).Int(v);
+  }
+  template <size_t N>
+  JsonWriter& Field(const char (&key)[N], int64_t v) {
+    return Key(key).Int(v);
+  }
 
  private:
   void Prefix() {
@@ -67,6 +98,11 @@ class JsonWriter {
     } else if (need_comma_) {
       out_.push_back(',');
     }
+  }
+  JsonWriter& AfterKey() {
+    after_key_ = true;
+    need_comma_ = false;
+    return *this;
   }
   JsonWriter& Done() {
     need_comma_ = true;

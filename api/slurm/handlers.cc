@@ -115,21 +115,20 @@ SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_n
     r.body = reply.body.dump(-1, ' ', false, json::error_handler_t::replace);
     return r;
   }
-  // The top-level keys in nlohmann's (sorted) order, with the streamed jobs spliced in.
+  // The other top-level keys first, then the streamed jobs: the (large) job text is not copied
+  // into a new buffer, the short head is inserted in front of it.
   reply.body.erase("jobs");
-  r.body.reserve(reply.raw_jobs->size() + 1024);
-  JsonWriter w(r.body);
+  std::string head;
+  JsonWriter w(head);
   w.BeginObject();
-  bool jobs_written = false;
   for (const auto& [key, value] : reply.body.items()) {
-    if (!jobs_written && key > "jobs") {
-      w.Key("jobs").BeginArray().Raw(*reply.raw_jobs).EndArray();
-      jobs_written = true;
-    }
     w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
   }
-  if (!jobs_written) w.Key("jobs").BeginArray().Raw(*reply.raw_jobs).EndArray();
-  w.EndObject();
+  w.Key("jobs").BeginArray();
+  std::string& jobs = *reply.raw_jobs;
+  jobs.insert(0, head);
+  jobs.append("]}");
+  r.body = std::move(jobs);
   return r;
 }
 
@@ -353,7 +352,7 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
     std::sort(live.begin(), live.end(),
               [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
     std::string& raw = reply.raw_jobs.emplace();
-    raw.reserve(live.size() * 4800);
+    raw.reserve(live.size() * 4800 + 4096);
     for (size_t i = 0; i < live.size(); ++i) {
       if (i > 0) raw.push_back(',');
       JsonWriter jw(raw);

@@ -26,34 +26,102 @@ struct Spec {
   int64_t memory_per_node = 0, memory_per_cpu = 0, nice = 0;
 };
 
+// Reads the flat {"key": string|integer} object without building a tree (every job view reads it).
+class SpecSax : public nlohmann::json_sax<json> {
+ public:
+  explicit SpecSax(Spec& s) : s_(s) {}
+  bool key(string_t& k) override {
+    str_ = nullptr;
+    num_ = nullptr;
+    if (depth_ != 1) return true;
+    if (k == "current_working_directory")
+      str_ = &s_.cwd;
+    else if (k == "standard_output")
+      str_ = &s_.stdout_path;
+    else if (k == "standard_error")
+      str_ = &s_.stderr_path;
+    else if (k == "standard_input")
+      str_ = &s_.stdin_path;
+    else if (k == "account")
+      str_ = &s_.account;
+    else if (k == "comment")
+      str_ = &s_.comment;
+    else if (k == "qos")
+      str_ = &s_.qos;
+    else if (k == "tres_per_node")
+      str_ = &s_.tres_per_node;
+    else if (k == "tres_per_job")
+      str_ = &s_.tres_per_job;
+    else if (k == "submit_line")
+      str_ = &s_.submit_line;
+    else if (k == "tasks")
+      num_ = &s_.tasks;
+    else if (k == "tasks_per_node")
+      num_ = &s_.tasks_per_node;
+    else if (k == "cpus_per_task")
+      num_ = &s_.cpus_per_task;
+    else if (k == "memory_per_node")
+      num_ = &s_.memory_per_node;
+    else if (k == "memory_per_cpu")
+      num_ = &s_.memory_per_cpu;
+    else if (k == "nice")
+      num_ = &s_.nice;
+    return true;
+  }
+  bool string(string_t& v) override {
+    if (depth_ == 1 && str_ != nullptr) *str_ = std::move(v);
+    return Value();
+  }
+  bool number_integer(number_integer_t v) override {
+    if (depth_ == 1 && num_ != nullptr) *num_ = v;
+    return Value();
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    if (depth_ == 1 && num_ != nullptr && v <= static_cast<uint64_t>(INT64_MAX)) {
+      *num_ = static_cast<int64_t>(v);
+    }
+    return Value();
+  }
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override { return Open(); }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool Value() {
+    str_ = nullptr;
+    num_ = nullptr;
+    return true;
+  }
+  bool Open() {
+    ++depth_;
+    return Value();
+  }
+  bool Close() {
+    --depth_;
+    return Value();
+  }
+  Spec& s_;
+  std::string* str_ = nullptr;
+  int64_t* num_ = nullptr;
+  int depth_ = 0;
+};
+
 Spec ReadSpec(const Job& job) {
   Spec s;
-  json j = json::parse(job.request.spec, nullptr, false);
-  if (!j.is_object()) return s;
-  auto str = [&](const char* k) {
-    auto it = j.find(k);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  auto num = [&](const char* k) -> int64_t {
-    auto it = j.find(k);
-    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-  };
-  s.cwd = str("current_working_directory");
-  s.stdout_path = str("standard_output");
-  s.stderr_path = str("standard_error");
-  s.stdin_path = str("standard_input");
-  s.account = str("account");
-  s.comment = str("comment");
-  s.qos = str("qos");
-  s.tres_per_node = str("tres_per_node");
-  s.tres_per_job = str("tres_per_job");
-  s.submit_line = str("submit_line");
-  s.tasks = num("tasks");
-  s.tasks_per_node = num("tasks_per_node");
-  s.cpus_per_task = num("cpus_per_task");
-  s.memory_per_node = num("memory_per_node");
-  s.memory_per_cpu = num("memory_per_cpu");
-  s.nice = num("nice");
+  if (job.request.spec.empty()) return s;
+  Spec parsed;
+  SpecSax sax(parsed);
+  if (json::sax_parse(job.request.spec, &sax, nlohmann::detail::input_format_t::json, false)) {
+    s = std::move(parsed);
+  }
   return s;
 }
 
@@ -217,17 +285,17 @@ json NoValMinutes(TimeMs t) {
 }
 
 void WriteNoVal(JsonWriter& w, int64_t number) {
-  w.BeginObject().Field("set", true).Field("infinite", false).Field("number", number).EndObject();
+  w.Raw("{\"set\":true,\"infinite\":false,\"number\":");
+  w.AppendInt(number);
+  w.AppendRaw("}");
 }
-void WriteNoValUnset(JsonWriter& w) {
-  w.BeginObject().Field("set", false).Field("infinite", false).Field("number", 0).EndObject();
-}
+void WriteNoValUnset(JsonWriter& w) { w.Raw("{\"set\":false,\"infinite\":false,\"number\":0}"); }
 void WriteNoValTime(JsonWriter& w, TimeMs t) {
   WriteNoVal(w, t <= 0 || t == kNever ? 0 : ToSeconds(t));
 }
 void WriteNoValMinutes(JsonWriter& w, TimeMs t) {
   if (t == kNever) {
-    w.BeginObject().Field("set", false).Field("infinite", true).Field("number", 0).EndObject();
+    w.Raw("{\"set\":false,\"infinite\":true,\"number\":0}");
   } else {
     WriteNoVal(w, t / (60 * kMsPerSecond));
   }
