@@ -75,7 +75,6 @@ int ResolveCluster(const World& w, const std::string& name) {
 // Fields v0.0.43/v0.0.44 add to the v0.0.42 shapes.
 void AdaptToVersion(json& body, int version) {
   if (version == 42) return;
-  body["meta"]["plugin"]["data_parser"] = absl::StrCat("data_parser/v0.0.", version);
   if (auto it = body.find("jobs"); it != body.end() && it->is_array()) {
     for (json& job : *it) {
       job["segment_size"] = 0;
@@ -100,29 +99,36 @@ void AdaptToVersion(json& body, int version) {
 }
 
 SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_name) {
-  json errors = json::array();
-  for (const SlurmError& e : reply.errors) errors.push_back(e.ToJson());
-  json warnings = json::array();
-  for (const SlurmWarning& w : reply.warnings) warnings.push_back(w.ToJson());
-  reply.body["meta"] = Meta({call.slurmdb, call.req.user, call.req.client_source, cluster_name});
   AdaptToVersion(reply.body, call.version);
-  reply.body["errors"] = std::move(errors);
-  reply.body["warnings"] = std::move(warnings);
   SlurmResponse r;
   r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
   r.content_type = "application/json";
-  if (!reply.raw_jobs) {
-    r.body = reply.body.dump(-1, ' ', false, json::error_handler_t::replace);
-    return r;
-  }
-  // The other top-level keys first, then the streamed jobs: the (large) job text is not copied
-  // into a new buffer, the short head is inserted in front of it.
-  reply.body.erase("jobs");
+  // Written with the streaming writer: the operation's fields, meta, errors, warnings, then the
+  // streamed jobs. The (large) job text is not copied into a new buffer: this short head is
+  // inserted in front of it.
   std::string head;
   JsonWriter w(head);
   w.BeginObject();
   for (const auto& [key, value] : reply.body.items()) {
+    if (reply.raw_jobs && key == "jobs") continue;
     w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  WriteMeta(w.Key("meta"), {call.slurmdb, call.req.user, call.req.client_source, cluster_name},
+            call.version);
+  w.Key("errors").BeginArray();
+  for (const SlurmError& e : reply.errors) {
+    w.Raw(e.ToJson().dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  w.EndArray();
+  w.Key("warnings").BeginArray();
+  for (const SlurmWarning& warning : reply.warnings) {
+    w.Raw(warning.ToJson().dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  w.EndArray();
+  if (!reply.raw_jobs) {
+    w.EndObject();
+    r.body = std::move(head);
+    return r;
   }
   w.Key("jobs").BeginArray();
   std::string& jobs = *reply.raw_jobs;

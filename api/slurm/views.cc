@@ -475,19 +475,30 @@ std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int6
 
 bool InLiveView(const World& /*world*/, const Job& job) { return !job.purged; }
 
-json Meta(const MetaInfo& info) {
-  json plugin = info.slurmdb
-                    ? json{{"type", "openapi/slurmdbd"}, {"name", "Slurm OpenAPI slurmdbd"}}
-                    : json{{"type", "openapi/slurmctld"}, {"name", "Slurm OpenAPI slurmctld"}};
-  plugin["data_parser"] = "data_parser/v0.0.42";
-  plugin["accounting_storage"] = "accounting_storage/slurmdbd";
-  return {{"plugin", plugin},
-          {"client", {{"source", info.client_source}, {"user", info.user}, {"group", info.user}}},
-          {"command", json::array()},
-          {"slurm",
-           {{"version", {{"major", "24"}, {"micro", "6"}, {"minor", "11"}}},
-            {"release", "24.11.6"},
-            {"cluster", info.cluster_name}}}};
+void WriteMeta(JsonWriter& w, const MetaInfo& info, int version) {
+  w.BeginObject();
+  w.Key("plugin").BeginObject();
+  if (info.slurmdb) {
+    w.Field("type", "openapi/slurmdbd").Field("name", "Slurm OpenAPI slurmdbd");
+  } else {
+    w.Field("type", "openapi/slurmctld").Field("name", "Slurm OpenAPI slurmctld");
+  }
+  w.Key("data_parser")
+      .Raw(version == 44   ? "\"data_parser/v0.0.44\""
+           : version == 43 ? "\"data_parser/v0.0.43\""
+                           : "\"data_parser/v0.0.42\"");
+  w.Field("accounting_storage", "accounting_storage/slurmdbd");
+  w.EndObject();
+  w.Key("client").BeginObject();
+  w.Field("source", info.client_source).Field("user", info.user).Field("group", info.user);
+  w.EndObject();
+  w.Key("command").EmptyArray();
+  w.Key("slurm").BeginObject();
+  w.Key("version").BeginObject().Field("major", "24").Field("micro", "6").Field("minor", "11");
+  w.EndObject();
+  w.Field("release", "24.11.6").Field("cluster", info.cluster_name);
+  w.EndObject();
+  w.EndObject();
 }
 
 void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version) {

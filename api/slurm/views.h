@@ -58,7 +58,8 @@ struct MetaInfo {
   std::string client_source;
   std::string cluster_name;
 };
-nlohmann::json Meta(const MetaInfo& info);
+// The response "meta" of data_parser `version` (42, 43, 44).
+void WriteMeta(JsonWriter& w, const MetaInfo& info, int version);
 
 // One job_info of GET /slurm/vX/job(s), written in `version`'s shape (42, 43, 44). The hot view:
 // streamed, not built as a tree.
