@@ -146,6 +146,25 @@ SlurmResponse NoController(const Call& call) {
   return Finish(call, std::move(r), "");
 }
 
+// Runs fn(World&, cluster index, Reply&) under the lock for the request's cluster and finishes
+// the reply; slurmctld's "unable to contact" answer when the cluster is unknown.
+template <typename F>
+SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
+  std::string cluster_name;
+  bool no_cluster = false;
+  call.emu.WithWorld([&](World& w) {
+    int ci = ResolveCluster(w, call.req.cluster);
+    if (ci < 0) {
+      no_cluster = true;
+      return;
+    }
+    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
+    fn(w, ci, reply);
+  });
+  if (no_cluster) return NoController(call);
+  return Finish(call, std::move(reply), cluster_name);
+}
+
 // "123", "123_4" (array task), "123+1" (het offset), "123.batch" (step).
 struct ParsedJobId {
   int64_t id = 0;
@@ -218,71 +237,61 @@ SlurmResponse SubmitJob(const Call& call) {
   if (parsed.unparsable) return Text(400, kTextUnableToParseQuery, true);
   Reply reply;
   reply.warnings = std::move(parsed.warnings);
-  std::string cluster_name;
-  bool no_cluster = false;
   if (parsed.error) {
     reply.errors.push_back(*parsed.error);
-  } else {
-    std::string spec_text = parsed.spec.dump();
-    call.emu.WithWorld([&](World& w) {
-      int ci = ResolveCluster(w, call.req.cluster);
-      if (ci < 0) {
-        no_cluster = true;
-        return;
-      }
-      const SlurmCluster& cluster = w.clusters()[ci];
-      cluster_name = cluster.config.slurm_cluster_name;
-      JobRequest q = parsed.request;
-      // Partition first (slurmctld _get_job_parts), then GRES, then the model's own checks.
-      if (q.partition.empty()) {
-        bool has_default = false;
-        for (const Partition& p : cluster.partitions) has_default |= p.config.is_default;
-        if (!has_default) {
-          reply.errors.push_back(ErrorBatchSubmissionFailed(kEslurmDefaultPartitionNotSet));
-          return;
-        }
-      } else if (w.FindPartition(ci, q.partition) < 0) {
-        reply.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidPartitionName));
-        return;
-      }
-      int node_gpus = 0;
-      bool type_known = parsed.gres.type.empty();
-      for (NodeIndex n : cluster.nodes) {
-        node_gpus = std::max(node_gpus, w.nodes()[n].gpus());
-        if (w.nodes()[n].gpu_model == parsed.gres.type) type_known = true;
-      }
-      if (parsed.gres_error || !type_known) {
-        reply.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidGres));
-        return;
-      }
-      if (parsed.gres.per_job > 0) {
-        // minimum_nodes is a minimum: slurmctld spreads a per-job GPU count over enough nodes.
-        if (node_gpus > 0) {
-          q.workers = std::max(q.workers, (parsed.gres.per_job + node_gpus - 1) / node_gpus);
-        }
-        q.gpus_per_worker = (parsed.gres.per_job + q.workers - 1) / q.workers;
-      }
-      if (parsed.gres.per_node > 0) q.gpus_per_worker = parsed.gres.per_node;
-      q.tenant = call.req.user;
-      q.author = call.req.user;
-      q.cluster = cluster.config.ResourceName();
-      q.spec = spec_text;
-      absl::StatusOr<JobId> id = w.SubmitSlurmJob(std::move(q));
-      if (!id.ok()) {
-        reply.errors.push_back(ErrorBatchSubmissionFailed(SubmitErrorFor(id.status())));
-        return;
-      }
-      const Job* job = w.FindJob(*id);
-      reply.body["job_id"] = job != nullptr ? job->slurm_job_id : 0;
-      reply.body["step_id"] = "batch";
-      reply.body["job_submit_user_msg"] = "";
-      if (job != nullptr && job->held) {
-        reply.warnings.push_back(WarningSubmitNonFatal(kEslurmJobHeld));
-      }
-    });
+    return Finish(call, std::move(reply), "");
   }
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
+  std::string spec_text = parsed.spec.dump();
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    const SlurmCluster& cluster = w.clusters()[ci];
+    JobRequest q = parsed.request;
+    // Partition first (slurmctld _get_job_parts), then GRES, then the model's own checks.
+    if (q.partition.empty()) {
+      bool has_default = false;
+      for (const Partition& p : cluster.partitions) has_default |= p.config.is_default;
+      if (!has_default) {
+        out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmDefaultPartitionNotSet));
+        return;
+      }
+    } else if (w.FindPartition(ci, q.partition) < 0) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidPartitionName));
+      return;
+    }
+    int node_gpus = 0;
+    bool type_known = parsed.gres.type.empty();
+    for (NodeIndex n : cluster.nodes) {
+      node_gpus = std::max(node_gpus, w.nodes()[n].gpus());
+      if (w.nodes()[n].gpu_model == parsed.gres.type) type_known = true;
+    }
+    if (parsed.gres_error || !type_known) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidGres));
+      return;
+    }
+    if (parsed.gres.per_job > 0) {
+      // minimum_nodes is a minimum: slurmctld spreads a per-job GPU count over enough nodes.
+      if (node_gpus > 0) {
+        q.workers = std::max(q.workers, (parsed.gres.per_job + node_gpus - 1) / node_gpus);
+      }
+      q.gpus_per_worker = (parsed.gres.per_job + q.workers - 1) / q.workers;
+    }
+    if (parsed.gres.per_node > 0) q.gpus_per_worker = parsed.gres.per_node;
+    q.tenant = call.req.user;
+    q.author = call.req.user;
+    q.cluster = cluster.config.ResourceName();
+    q.spec = spec_text;
+    absl::StatusOr<JobId> id = w.SubmitSlurmJob(std::move(q));
+    if (!id.ok()) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(SubmitErrorFor(id.status())));
+      return;
+    }
+    const Job* job = w.FindJob(*id);
+    out.body["job_id"] = job != nullptr ? job->slurm_job_id : 0;
+    out.body["step_id"] = "batch";
+    out.body["job_submit_user_msg"] = "";
+    if (job != nullptr && job->held) {
+      out.warnings.push_back(WarningSubmitNonFatal(kEslurmJobHeld));
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,29 +326,21 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
       update_time = t;
     }
   }
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
-    reply.body["last_backfill"] = NoValTime(w.now());
-    reply.body["last_update"] = NoValTime(w.now());
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    out.body["last_backfill"] = NoValTime(w.now());
+    out.body["last_update"] = NoValTime(w.now());
     if (pid.error) {
-      reply.errors.insert(reply.errors.begin(), *pid.error);
+      out.errors.insert(out.errors.begin(), *pid.error);
       return;
     }
-    if (!reply.errors.empty()) return;
+    if (!out.errors.empty()) return;
     if (raw_id) {
       const Job* job = w.FindSlurmJob(ci, pid.id);
       if (job == nullptr || !InLiveView(w, *job)) {
-        reply.errors.push_back(ErrorUnableToQueryJob(pid.id));
+        out.errors.push_back(ErrorUnableToQueryJob(pid.id));
         return;
       }
-      JsonWriter jw(reply.raw_jobs.emplace());
+      JsonWriter jw(out.raw_jobs.emplace());
       WriteJobInfo(jw, w, *job, call.version);
       return;
     }
@@ -352,12 +353,12 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
       if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
     }
     if (!changed) {
-      reply.warnings.push_back(WarningNoJobChanges(*update_time));
+      out.warnings.push_back(WarningNoJobChanges(*update_time));
       return;
     }
     std::sort(live.begin(), live.end(),
               [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
-    std::string& raw = reply.raw_jobs.emplace();
+    std::string& raw = out.raw_jobs.emplace();
     raw.reserve(live.size() * 4800 + 4096);
     for (size_t i = 0; i < live.size(); ++i) {
       if (i > 0) raw.push_back(',');
@@ -365,12 +366,6 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
       WriteJobInfo(jw, w, *live[i], call.version);
     }
   });
-  if (no_cluster) return NoController(call);
-  if (!reply.body.contains("last_backfill")) {
-    reply.body["last_backfill"] = NoValUnset();
-    reply.body["last_update"] = NoValUnset();
-  }
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,24 +409,16 @@ SlurmResponse CancelJob(const Call& call, std::string_view raw_id) {
       }
     }
   }
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
     if (pid.error) {
-      reply.errors.insert(reply.errors.begin(), *pid.error);
+      out.errors.insert(out.errors.begin(), *pid.error);
       return;
     }
-    if (!reply.errors.empty()) return;
+    if (!out.errors.empty()) return;
     const Job* job = w.FindSlurmJob(ci, pid.id);
     int code = kSlurmSuccess;
     if (job == nullptr || !InLiveView(w, *job)) {
-      reply.body["status"].push_back(KillStatusEntry(kEslurmInvalidJobId, pid.id, false));
+      out.body["status"].push_back(KillStatusEntry(kEslurmInvalidJobId, pid.id, false));
       return;
     }
     if (job->request.tenant != call.req.user) {
@@ -445,11 +432,9 @@ SlurmResponse CancelJob(const Call& call, std::string_view raw_id) {
       if (!st.ok()) code = SignalErrorFor(st);
     }
     if (code != kSlurmSuccess || verbose) {
-      reply.body["status"].push_back(KillStatusEntry(code, pid.id, true));
+      out.body["status"].push_back(KillStatusEntry(code, pid.id, true));
     }
   });
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,16 +527,8 @@ SlurmResponse GetDbJobs(const Call& call, std::optional<std::string_view> raw_id
           WarningUnknownField(k, "string", "JOB_CONDITION", absl::StrCat("#/", k)));
     }
   }
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
-    if (!reply.errors.empty()) return;
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    if (!out.errors.empty()) return;
     std::vector<const Job*> jobs;
     if (raw_id) {
       if (const Job* job = w.FindSlurmJob(ci, pid.id)) jobs.push_back(job);
@@ -575,42 +552,21 @@ SlurmResponse GetDbJobs(const Call& call, std::optional<std::string_view> raw_id
         const int64_t ended = rec["time"]["end"].get<int64_t>();
         if (start_time && ended != 0 && ended < *start_time) continue;
         if (end_time && submitted > *end_time) continue;
-        reply.body["jobs"].push_back(std::move(rec));
+        out.body["jobs"].push_back(std::move(rec));
       }
     }
-    if (reply.body["jobs"].empty()) reply.warnings.push_back(WarningSlurmdbFoundNothing());
+    if (out.body["jobs"].empty()) out.warnings.push_back(WarningSlurmdbFoundNothing());
   });
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 // ---------------------------------------------------------------------------------------------
 // nodes, partitions, ping, diag
 // ---------------------------------------------------------------------------------------------
-// Runs fn(World&, const SlurmCluster&) under the lock for the request's cluster and finishes the
-// reply; slurmctld's "unable to contact" answer when the cluster is unknown.
-template <typename F>
-SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    const SlurmCluster& c = w.clusters()[ci];
-    cluster_name = c.config.slurm_cluster_name;
-    fn(w, c, reply);
-  });
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
-}
-
 SlurmResponse GetNodes(const Call& call, std::optional<std::string_view> name) {
   Reply reply;
   reply.body["nodes"] = json::array();
-  return OnCluster(call, std::move(reply), [&](World& w, const SlurmCluster& c, Reply& r) {
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& r) {
+    const SlurmCluster& c = w.clusters()[ci];
     r.body["last_update"] = NoValTime(w.now());
     for (NodeIndex n : c.nodes) {
       const Node& node = w.nodes()[n];
@@ -624,7 +580,8 @@ SlurmResponse GetNodes(const Call& call, std::optional<std::string_view> name) {
 SlurmResponse GetPartitions(const Call& call, std::optional<std::string_view> name) {
   Reply reply;
   reply.body["partitions"] = json::array();
-  return OnCluster(call, std::move(reply), [&](World& w, const SlurmCluster& c, Reply& r) {
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& r) {
+    const SlurmCluster& c = w.clusters()[ci];
     r.body["last_update"] = NoValTime(w.now());
     for (const Partition& p : c.partitions) {
       if (name && p.config.name != *name) continue;
@@ -637,7 +594,7 @@ SlurmResponse GetPartitions(const Call& call, std::optional<std::string_view> na
 }
 
 SlurmResponse Ping(const Call& call) {
-  return OnCluster(call, Reply{}, [](World&, const SlurmCluster&, Reply& r) {
+  return OnCluster(call, Reply{}, [](World&, int, Reply& r) {
     r.body["pings"] = json::array({{{"hostname", "slurmctld"},
                                     {"pinged", "UP"},
                                     {"responding", true},
@@ -649,15 +606,7 @@ SlurmResponse Ping(const Call& call) {
 
 SlurmResponse Diag(const Call& call) {
   Reply reply;
-  std::string cluster_name;
-  bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
-    int ci = ResolveCluster(w, call.req.cluster);
-    if (ci < 0) {
-      no_cluster = true;
-      return;
-    }
-    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
     int64_t submitted = 0, started = 0, completed = 0, cancelled = 0, failed = 0, pending = 0,
             running = 0;
     for (const auto& [id, job] : w.jobs()) {
@@ -689,7 +638,7 @@ SlurmResponse Diag(const Call& call) {
       }
     }
     const int64_t now = ToSeconds(w.now());
-    reply.body["statistics"] = {
+    out.body["statistics"] = {
         {"parts_packed", 1},
         {"req_time", NoVal(now)},
         {"req_time_start", NoVal(ToSeconds(w.config().start_time))},
@@ -744,8 +693,6 @@ SlurmResponse Diag(const Call& call) {
         {"pending_rpcs_by_hostlist", json::array()},
     };
   });
-  if (no_cluster) return NoController(call);
-  return Finish(call, std::move(reply), cluster_name);
 }
 
 }  // namespace
