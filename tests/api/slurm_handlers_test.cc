@@ -175,5 +175,62 @@ TEST_F(SlurmHandlersTest, SubmitGetCancelInProcess) {
   EXPECT_FALSE(json::parse(r.body, nullptr, false).is_discarded()) << r.body;
 }
 
+// Every operation on a cluster the world does not have answers slurmrestd's "unable to contact
+// slurm controller" (error 1800), in the operation's own envelope.
+TEST_F(SlurmHandlersTest, UnknownClusterAnswersNoControllerOnEveryOperation) {
+  json job = {{"job", {{"current_working_directory", "/w"}, {"environment", {"A=1"}}}},
+              {"script", "#!/bin/bash\n"}};
+  struct Op {
+    std::string method, target;
+    std::optional<std::string> body;
+  };
+  for (const Op& op : std::vector<Op>{{"POST", "/slurm/v0.0.42/job/submit", job.dump()},
+                                      {"GET", "/slurm/v0.0.42/jobs", std::nullopt},
+                                      {"GET", "/slurm/v0.0.42/job/1", std::nullopt},
+                                      {"DELETE", "/slurm/v0.0.42/job/1", std::nullopt},
+                                      {"GET", "/slurmdb/v0.0.42/jobs", std::nullopt},
+                                      {"GET", "/slurm/v0.0.42/nodes", std::nullopt},
+                                      {"GET", "/slurm/v0.0.42/diag", std::nullopt}}) {
+    SlurmRequest r;
+    r.method = op.method;
+    r.target = op.target;
+    r.body = op.body;
+    r.user = "demo";
+    r.cluster = "projects/p/locations/l/clusters/absent";
+    SlurmResponse res = HandleSlurmRequest(emu_, r);
+    json j = json::parse(res.body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << op.target << ": " << res.body;
+    ASSERT_EQ(j["errors"].size(), 1u) << op.target << ": " << res.body;
+    EXPECT_EQ(j["errors"][0]["error_number"], 1800) << op.target;
+    EXPECT_EQ(j["meta"]["slurm"]["cluster"], "") << op.target;
+    EXPECT_NE(res.status, 200) << op.target;
+  }
+}
+
+// The streamed job_info: one document per job in id order, each version's extra fields, and
+// the response meta naming the version's data_parser.
+TEST_F(SlurmHandlersTest, JobsListIsValidJsonInEveryServedVersion) {
+  json job = {
+      {"job",
+       {{"current_working_directory", "/w"}, {"environment", {"A=1"}}, {"name", "q\"uote\u00e9"}}},
+      {"script", "#!/bin/bash\nsleep 9\n"}};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(Call("POST", "/slurm/v0.0.42/job/submit", job.dump()).status, 200);
+  }
+  for (int v : {42, 43, 44}) {
+    SlurmResponse r = Call("GET", "/slurm/v0.0." + std::to_string(v) + "/jobs");
+    ASSERT_EQ(r.status, 200) << r.body;
+    json j = json::parse(r.body);
+    ASSERT_EQ(j["jobs"].size(), 3u);
+    EXPECT_LT(j["jobs"][0]["job_id"], j["jobs"][1]["job_id"]);
+    EXPECT_EQ(j["jobs"][2]["name"], "q\"uote\u00e9");
+    EXPECT_EQ(j["meta"]["plugin"]["data_parser"], "data_parser/v0.0." + std::to_string(v));
+    EXPECT_EQ(j["jobs"][0].contains("stdout_expanded"), v >= 43);
+    EXPECT_EQ(j["jobs"][0].contains("submit_line"), v >= 44);
+    EXPECT_TRUE(j["errors"].empty());
+    EXPECT_TRUE(j.contains("last_backfill"));
+  }
+}
+
 }  // namespace
 }  // namespace schedemu::api::slurm
