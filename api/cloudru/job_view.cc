@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -47,48 +48,27 @@ class FirstMemberSax : public nlohmann::json_sax<Json> {
   bool is_desc_ = false;
 };
 
-std::string PodStatus(JobState s) {
+// A pod's (status, reason) pair for a job state.
+std::pair<const char*, const char*> PodStatusReason(JobState s) {
   switch (s) {
     case JobState::kPending:
     case JobState::kRestarting:
-      return "Pending";
+      return {"Pending", "Pending"};
     case JobState::kRunning:
     case JobState::kCompleting:
-      return "Running";
+      return {"Running", "Running"};
     case JobState::kCompleted:
-      return "Completed";
+      return {"Completed", "Completed"};
     case JobState::kFailed:
     case JobState::kNodeFail:
-      return "Failed";
+      return {"Failed", "Error"};
     case JobState::kCancelled:
     case JobState::kTimeout:
-      return "Stopped";
+      return {"Stopped", "Stopped"};
     case JobState::kPreempted:
-      return "Terminated";
+      return {"Terminated", "Preempted"};
   }
-  return "Pending";
-}
-
-std::string PodReason(JobState s) {
-  switch (s) {
-    case JobState::kPending:
-    case JobState::kRestarting:
-      return "Pending";
-    case JobState::kRunning:
-    case JobState::kCompleting:
-      return "Running";
-    case JobState::kCompleted:
-      return "Completed";
-    case JobState::kFailed:
-    case JobState::kNodeFail:
-      return "Error";
-    case JobState::kCancelled:
-    case JobState::kTimeout:
-      return "Stopped";
-    case JobState::kPreempted:
-      return "Preempted";
-  }
-  return "Pending";
+  return {"Pending", "Pending"};
 }
 
 Json TimeOrNull(TimeMs t) { return t > 0 ? Json(Rfc3339(t)) : Json(nullptr); }
@@ -239,8 +219,9 @@ Json ElasticPods(const World& world, const Job& job) {
     pod["running_at"] = TimeOrNull(start);
     pod["completed_at"] = TimeOrNull(end);
     pod["updated_at"] = TimeOrNull(job.updated_at);
-    pod["status"] = PodStatus(job.state);
-    pod["reason"] = PodReason(job.state);
+    auto [pod_status, pod_reason] = PodStatusReason(job.state);
+    pod["status"] = pod_status;
+    pod["reason"] = pod_reason;
     pod["job_name"] = job.name;
     pod["job_version"] = i == 0 ? std::string("mpimaster-0") : absl::StrCat("mpiworker-", i - 1);
     double duration = 0;

@@ -9,61 +9,37 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/cloudru_test_fixture.h"
 #include "tests/integration/test_server.h"
 
 namespace schedemu::testing {
 namespace {
 
-using Json = nlohmann::json;
-using Headers = std::map<std::string, std::string>;
+using cloudru::Describe;
+using cloudru::Headers;
+using cloudru::Json;
+using cloudru::kAlloc1Queue;
+using cloudru::kDemoWs;
+using cloudru::kOtherWs;
+using cloudru::Parse;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
-constexpr char kOtherWs[] = "22222222-2222-4222-8222-222222222222";
 constexpr char kAlloc1Id[] = "aaaaaaaa-0001-4000-8000-000000000001";
-constexpr char kAlloc1Queue[] = "bbbbbbbb-0001-4000-8000-000000000001";
 constexpr char kEnvelope[] =
     "/v1beta1/projects/demo-project/locations/us-central1/modelDevelopmentClusters/"
     "demo-cluster:callSlurmRestApi";
 
-std::string Describe(const HttpClientResponse& r) {
-  return "status " + std::to_string(r.status) + " body: " + r.body.substr(0, 500) +
-         (r.error.empty() ? "" : " error: " + r.error);
-}
-
-Json Parse(const HttpClientResponse& r) {
-  Json j = Json::parse(r.body, nullptr, false);
-  return j.is_discarded() ? Json() : j;
-}
-
-class IsolationTest : public ::testing::Test {
+// The Cloud.ru fixture (server, tokens, Demo()); `other` authenticates with the "Bearer " form.
+class IsolationTest : public cloudru::CloudRuTest {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.ok()); }
-
-  std::string Token(const std::string& client, const std::string& secret) {
-    HttpClientResponse r = server_.Json("POST", "/public/v2/service_auth",
-                                        Json{{"client_id", client}, {"client_secret", secret}});
-    EXPECT_EQ(r.status, 200) << Describe(r);
-    Json j = Parse(r);
-    if (!j.is_object() || !j.contains("token")) return "";
-    return j["token"].value("access_token", "");
-  }
-  Headers Demo() {
-    if (demo_.empty()) {
-      demo_ = {{"authorization", Token("demo-client", "demo-secret")},
-               {"x-api-key", "demo-api-key"},
-               {"x-workspace-id", kDemoWs}};
-    }
-    return demo_;
-  }
   Headers Other() {
-    if (other_.empty()) {
-      other_ = {{"authorization", "Bearer " + Token("other-client", "other-secret")},
-                {"x-api-key", "other-api-key"},
-                {"x-workspace-id", kOtherWs}};
+    if (other_bearer_.empty()) {
+      other_bearer_ = {{"authorization", "Bearer " + Token("other-client", "other-secret")},
+                       {"x-api-key", "other-api-key"},
+                       {"x-workspace-id", kOtherWs}};
     }
-    return other_;
+    return other_bearer_;
   }
   static Headers WithJson(Headers h) {
     h["Content-Type"] = "application/json";
@@ -81,19 +57,19 @@ class IsolationTest : public ::testing::Test {
               {"job_desc", "secret-of-demo"},
               {"allocation_name", allocation}};
     HttpClientResponse r =
-        server_.Request("POST", "/public/v2/jobs", WithJson(Demo()), body.dump());
+        server().Request("POST", "/public/v2/jobs", WithJson(Demo()), body.dump());
     EXPECT_EQ(r.status, 200) << Describe(r);
     return Parse(r).value("job_name", "");
   }
 
   std::string DemoStatus(const std::string& name) {
-    HttpClientResponse r = server_.Request("GET", "/public/v2/jobs/" + name, Demo());
+    HttpClientResponse r = server().Request("GET", "/public/v2/jobs/" + name, Demo());
     EXPECT_EQ(r.status, 200) << Describe(r);
     return Parse(r).value("status", "");
   }
 
   size_t JobCount() {
-    Json s = Parse(server_.Request("GET", "/emulator/v1/state"));
+    Json s = Parse(server().Request("GET", "/emulator/v1/state"));
     return s.is_object() && s.contains("jobs") ? s["jobs"].size() : 0;
   }
 
@@ -112,21 +88,21 @@ class IsolationTest : public ::testing::Test {
                 {"script", "#!/bin/bash\nsleep 100\n"}};
   }
   int SubmitSlurm(const std::string& user, const std::string& token) {
-    HttpClientResponse r = server_.Request("POST", "/slurm/v0.0.42/job/submit", Slurm(user, token),
-                                           SlurmJob(user + "-job").dump());
+    HttpClientResponse r = server().Request("POST", "/slurm/v0.0.42/job/submit", Slurm(user, token),
+                                            SlurmJob(user + "-job").dump());
     EXPECT_EQ(r.status, 200) << Describe(r);
     return Parse(r).value("job_id", 0);
   }
   Json SlurmJobView(int id) {
-    HttpClientResponse r = server_.Request("GET", "/slurm/v0.0.42/job/" + std::to_string(id),
-                                           Slurm("demo", "demo-token"));
+    HttpClientResponse r = server().Request("GET", "/slurm/v0.0.42/job/" + std::to_string(id),
+                                            Slurm("demo", "demo-token"));
     EXPECT_EQ(r.status, 200) << Describe(r);
     Json j = Parse(r);
     if (!j.is_object() || !j.contains("jobs") || j["jobs"].empty()) return Json::object();
     return j["jobs"][0];
   }
   HttpClientResponse Envelope(const std::string& token, const Json& call) {
-    return server_.Request(
+    return server().Request(
         "POST", kEnvelope,
         {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}}, call.dump());
   }
@@ -146,48 +122,47 @@ class IsolationTest : public ::testing::Test {
     (void)name;
   }
 
-  TestServer server_;
-  Headers demo_, other_;
+  Headers other_bearer_;
 };
 
 TEST_F(IsolationTest, CloudRuWorkspaceCannotSeeOrTouchAnothersJobs) {
   std::string name = SubmitDemoJob();
   ASSERT_FALSE(name.empty());
-  server_.Advance(5);
+  server().Advance(5);
   std::string status = DemoStatus(name);
   ASSERT_TRUE(status == "running" || status == "pending") << status;
   size_t jobs = JobCount();
   Headers other = Other();
 
   // List: neither the job nor the count.
-  HttpClientResponse r = server_.Request("GET", "/public/v2/jobs?region=SR008", other);
+  HttpClientResponse r = server().Request("GET", "/public/v2/jobs?region=SR008", other);
   ASSERT_EQ(r.status, 200) << Describe(r);
   EXPECT_THAT(r.body, Not(HasSubstr(name)));
   EXPECT_EQ(Parse(r).value("count", -1), 0) << Describe(r);
-  r = server_.Request("GET", "/public/v2/jobs?region=SR008&allocation_name=alloc-1", other);
+  r = server().Request("GET", "/public/v2/jobs?region=SR008&allocation_name=alloc-1", other);
   EXPECT_THAT(r.body, Not(HasSubstr(name))) << Describe(r);
 
   // Read, logs, nodes, params, preemptors, pods.
-  ExpectNotVisible(server_.Request("GET", "/public/v2/jobs/" + name, other), name);
+  ExpectNotVisible(server().Request("GET", "/public/v2/jobs/" + name, other), name);
   for (std::string suffix : {"/logs?region=SR008", "/logs?region=SR008&tail=5&verbose=true",
                              "/nodes", "/params", "/preemptors"}) {
     SCOPED_TRACE(suffix);
-    r = server_.Request("GET", "/public/v2/jobs/" + name + suffix, other);
+    r = server().Request("GET", "/public/v2/jobs/" + name + suffix, other);
     EXPECT_NE(r.status, 200) << "another workspace's job answered: " << Describe(r);
     ExpectNotVisible(r, name);
   }
-  r = server_.Request("GET", "/public/v2/jobs/elastic/" + name + "/pods", other);
+  r = server().Request("GET", "/public/v2/jobs/elastic/" + name + "/pods", other);
   EXPECT_NE(r.status, 200) << Describe(r);
   ExpectNotVisible(r, name);
 
   // Restart: not found, and no job is created.
-  r = server_.Request("POST", "/public/v2/jobs/restart", WithJson(other),
-                      Json{{"job_name", name}}.dump());
+  r = server().Request("POST", "/public/v2/jobs/restart", WithJson(other),
+                       Json{{"job_name", name}}.dump());
   EXPECT_EQ(r.status, 404) << Describe(r);
   EXPECT_EQ(Parse(r).value("error_message", ""), "not found") << Describe(r);
 
   // Delete: the "job not found" answer, and the job keeps running.
-  r = server_.Request("DELETE", "/public/v2/jobs/" + name + "?region=SR008", other);
+  r = server().Request("DELETE", "/public/v2/jobs/" + name + "?region=SR008", other);
   EXPECT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(Parse(r).value("status", ""), "job not found") << Describe(r);
   EXPECT_EQ(DemoStatus(name), status) << "other's DELETE changed demo's job";
@@ -203,7 +178,7 @@ TEST_F(IsolationTest, CloudRuWorkspaceCannotSeeOrTouchAnothersJobs) {
                            std::string("/public/v2/workspaces/v3/") + kDemoWs,
                            std::string("/public/v2/workspaces/v3/") + kDemoWs + "/allocations"}) {
     SCOPED_TRACE(path);
-    r = server_.Request("GET", path, other);
+    r = server().Request("GET", path, other);
     EXPECT_THAT(r.body, Not(HasSubstr(name))) << Describe(r);
     EXPECT_NE(r.status, 200) << "other sees a resource it is not bound to: " << Describe(r);
     EXPECT_NE(r.status / 100, 5) << Describe(r);
@@ -219,27 +194,27 @@ TEST_F(IsolationTest, CloudRuWorkspaceCannotSubmitToAnothersAllocationOrQueue) {
             {"region", "SR008"}, {"type", "pytorch2"},  {"n_workers", 1}};
   Json by_alloc = base;
   by_alloc["allocation_name"] = "alloc-1";
-  HttpClientResponse r = server_.Request("POST", "/public/v2/jobs", other, by_alloc.dump());
+  HttpClientResponse r = server().Request("POST", "/public/v2/jobs", other, by_alloc.dump());
   EXPECT_EQ(r.status, 400) << Describe(r);
   EXPECT_TRUE(Parse(r).contains("error_code")) << Describe(r);
   Json by_queue = base;
   by_queue["queue_name"] = "alloc-1-default";
-  r = server_.Request("POST", "/public/v2/jobs", other, by_queue.dump());
+  r = server().Request("POST", "/public/v2/jobs", other, by_queue.dump());
   EXPECT_EQ(r.status, 400) << Describe(r);
   by_queue["allocation_name"] = "alloc-2";  // a queue of alloc-1 under other's own allocation
-  r = server_.Request("POST", "/public/v2/jobs", other, by_queue.dump());
+  r = server().Request("POST", "/public/v2/jobs", other, by_queue.dump());
   EXPECT_EQ(r.status, 400) << Describe(r);
   EXPECT_EQ(JobCount(), jobs) << "a refused submit created a job";
   // The control: the same body on its own allocation is accepted.
   Json own = base;
   own["allocation_name"] = "alloc-2";
-  r = server_.Request("POST", "/public/v2/jobs", other, own.dump());
+  r = server().Request("POST", "/public/v2/jobs", other, own.dump());
   EXPECT_EQ(r.status, 200) << Describe(r);
   EXPECT_EQ(JobCount(), jobs + 1);
 
   // Shared-cluster assignment of demo's workspace by other's admin.
   Json assign{{"region_key", "SR008"}, {"org_structure", {{"id", kDemoWs}, {"type", "workspace"}}}};
-  r = server_.Request("DELETE", "/public/v2/shared-cluster-queues/assign", other, assign.dump());
+  r = server().Request("DELETE", "/public/v2/shared-cluster-queues/assign", other, assign.dump());
   EXPECT_NE(r.status, 200) << "other unassigned demo from the shared cluster: " << Describe(r);
   EXPECT_NE(r.status / 100, 5) << Describe(r);
 }
@@ -283,13 +258,13 @@ TEST_F(IsolationTest, CloudRuCredentialsNeverCrossWorkspaces) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    HttpClientResponse r = server_.Request("GET", "/public/v2/jobs/" + name, c.headers);
+    HttpClientResponse r = server().Request("GET", "/public/v2/jobs/" + name, c.headers);
     EXPECT_EQ(r.status, 401) << Describe(r);
     Json j = Parse(r);
     EXPECT_TRUE(j.is_object() && j.contains("error_code") && j.contains("error_message"))
         << Describe(r);
     EXPECT_THAT(r.body, Not(HasSubstr("running")));
-    r = server_.Request("DELETE", "/public/v2/jobs/" + name + "?region=SR008", c.headers);
+    r = server().Request("DELETE", "/public/v2/jobs/" + name + "?region=SR008", c.headers);
     EXPECT_EQ(r.status, 401) << Describe(r);
   }
   std::string status = DemoStatus(name);
@@ -298,35 +273,35 @@ TEST_F(IsolationTest, CloudRuCredentialsNeverCrossWorkspaces) {
 
 TEST_F(IsolationTest, CloudRuExpiredTokensAreRefused) {
   Headers demo = Demo();
-  HttpClientResponse r = server_.Request("GET", "/public/v2/jobs?region=SR008", demo);
+  HttpClientResponse r = server().Request("GET", "/public/v2/jobs?region=SR008", demo);
   ASSERT_EQ(r.status, 200) << Describe(r);
-  server_.Advance(3599);
-  r = server_.Request("GET", "/public/v2/jobs?region=SR008", demo);
+  server().Advance(3599);
+  r = server().Request("GET", "/public/v2/jobs?region=SR008", demo);
   EXPECT_EQ(r.status, 200) << "token expired early: " << Describe(r);
-  server_.Advance(2);  // 3601 s after issue
-  r = server_.Request("GET", "/public/v2/jobs?region=SR008", demo);
+  server().Advance(2);  // 3601 s after issue
+  r = server().Request("GET", "/public/v2/jobs?region=SR008", demo);
   EXPECT_EQ(r.status, 401) << Describe(r);
   Json j = Parse(r);
   EXPECT_EQ(j.value("error_code", 0), 20) << Describe(r);
   EXPECT_EQ(j.value("error_message", ""), "access_token expired") << Describe(r);
   // An expired token cannot submit either; a fresh one can.
-  r = server_.Request("POST", "/public/v2/jobs", WithJson(demo),
-                      Json{{"script", "x"},
-                           {"base_image", "i"},
-                           {"instance_type", "a100.1gpu"},
-                           {"region", "SR008"},
-                           {"allocation_name", "alloc-1"}}
-                          .dump());
+  r = server().Request("POST", "/public/v2/jobs", WithJson(demo),
+                       Json{{"script", "x"},
+                            {"base_image", "i"},
+                            {"instance_type", "a100.1gpu"},
+                            {"region", "SR008"},
+                            {"allocation_name", "alloc-1"}}
+                           .dump());
   EXPECT_EQ(r.status, 401) << Describe(r);
   demo_.clear();
-  r = server_.Request("GET", "/public/v2/jobs?region=SR008", Demo());
+  r = server().Request("GET", "/public/v2/jobs?region=SR008", Demo());
   EXPECT_EQ(r.status, 200) << Describe(r);
 }
 
 TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
   int id = SubmitSlurm("demo", "demo-token");
   ASSERT_GT(id, 0);
-  server_.Advance(5);
+  server().Advance(5);
   Json view = SlurmJobView(id);
   ASSERT_TRUE(view.contains("job_state")) << view.dump();
   Json state = view["job_state"];
@@ -345,11 +320,11 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
     Json after = SlurmJobView(id);
     EXPECT_EQ(after["job_state"], state) << "other changed demo's job: " << after.dump();
   };
-  expect_refused(server_.Request("DELETE", job, Slurm("other", "other-token")), "direct cancel");
-  expect_refused(server_.Request("DELETE", job + "?signal=SIGUSR1", Slurm("other", "other-token")),
+  expect_refused(server().Request("DELETE", job, Slurm("other", "other-token")), "direct cancel");
+  expect_refused(server().Request("DELETE", job + "?signal=SIGUSR1", Slurm("other", "other-token")),
                  "direct signal");
   expect_refused(
-      server_.Request("DELETE", job + "?signal=SIGKILL&flags=FULL", Slurm("other", "other-token")),
+      server().Request("DELETE", job + "?signal=SIGKILL&flags=FULL", Slurm("other", "other-token")),
       "direct SIGKILL");
   HttpClientResponse r =
       Envelope("other-token", Json{{"method", "HTTP_METHOD_DELETE"}, {"path", job}});
@@ -368,9 +343,9 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
       env.is_object() && env.contains("structuredBody") ? env["structuredBody"].dump() : "";
   expect_refused(inner, "envelope signal");
   // The owner can.
-  r = server_.Request("DELETE", job, Slurm("demo", "demo-token"));
+  r = server().Request("DELETE", job, Slurm("demo", "demo-token"));
   EXPECT_EQ(r.status, 200) << Describe(r);
-  server_.Advance(5);
+  server().Advance(5);
   Json cancelled = SlurmJobView(id);
   ASSERT_TRUE(cancelled.contains("job_state"));
   EXPECT_EQ(cancelled["job_state"][0], "CANCELLED") << cancelled.dump();
@@ -378,11 +353,11 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
 
 TEST_F(IsolationTest, SlurmCredentialsNeverActAsAnotherUser) {
   // Direct listener: a user name with another principal's token is refused.
-  HttpClientResponse r = server_.Request("POST", "/slurm/v0.0.42/job/submit",
-                                         Slurm("demo", "other-token"), SlurmJob("x").dump());
+  HttpClientResponse r = server().Request("POST", "/slurm/v0.0.42/job/submit",
+                                          Slurm("demo", "other-token"), SlurmJob("x").dump());
   EXPECT_EQ(r.status, 401) << Describe(r);
   EXPECT_EQ(r.body, "Authentication failure");
-  r = server_.Request("GET", "/slurm/v0.0.42/jobs/", Slurm("root", "demo-token"));
+  r = server().Request("GET", "/slurm/v0.0.42/jobs/", Slurm("root", "demo-token"));
   EXPECT_EQ(r.status, 401) << Describe(r);
   // Envelope: the job runs as the caller's Linux user whatever the body claims.
   Json body = SlurmJob("claims-demo");
