@@ -40,6 +40,7 @@ SKIP = set(filter(None, os.environ.get("SCHEDEMU_BENCH_SKIP", "").split(",")))
 SCHEDEMU = os.path.join(BUILD, "server", "schedemu")
 HTTP_LOAD = os.path.join(BUILD, "bench", "http_load")
 MODEL_BENCH = os.path.join(BUILD, "bench", "model_bench")
+API_BENCH = os.path.join(BUILD, "bench", "api_bench")
 SWF_GEN = os.path.join(BUILD, "bench", "swf_gen")
 REPLAY_TOOL = os.path.join(BUILD, "bench", "replay_tool")
 
@@ -158,16 +159,21 @@ def median(xs):
 # 1. model microbenchmarks
 # ---------------------------------------------------------------------------------------------
 
-def model_benchmarks():
-    out = os.path.join(WORK, "model_bench.json")
-    cmd = [MODEL_BENCH, "--benchmark_repetitions=%d" % REPS,
+def to_us(value, unit):
+    return value * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[unit]
+
+
+def gbench(binary, key, filter_env):
+    """Runs a Google Benchmark binary with REPS repetitions; keeps the medians."""
+    out = os.path.join(WORK, key + "_bench.json")
+    cmd = [binary, "--benchmark_repetitions=%d" % REPS,
            "--benchmark_report_aggregates_only=true", "--benchmark_format=json",
            "--benchmark_out=" + out, "--benchmark_out_format=json"]
-    flt = os.environ.get("SCHEDEMU_BENCH_MODEL_FILTER")
+    flt = os.environ.get(filter_env)
     if flt:
         cmd.append("--benchmark_filter=" + flt)
-    log("model microbenchmarks (%d repetitions)..." % REPS)
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    log("%s microbenchmarks (%d repetitions)..." % (key, REPS))
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     with open(out) as f:
         data = json.load(f)
     rows = []
@@ -176,14 +182,22 @@ def model_benchmarks():
             continue
         rows.append({
             "name": b["run_name"],
-            "real_time_us": b["real_time"] if b["time_unit"] == "us" else b["real_time"] / 1000,
-            "cpu_time_us": b["cpu_time"] if b["time_unit"] == "us" else b["cpu_time"] / 1000,
+            "real_time_us": to_us(b["real_time"], b["time_unit"]),
+            "cpu_time_us": to_us(b["cpu_time"], b["time_unit"]),
             "items_per_second": b.get("items_per_second"),
             "counters": {k: v for k, v in b.items() if k in ("preempted", "victims", "pending",
-                                                             "nodes", "started")},
+                                                             "nodes", "started", "bytes")},
         })
-    RESULTS["model"] = {"repetitions": REPS, "context": data.get("context", {}), "rows": rows}
+    RESULTS[key] = {"repetitions": REPS, "context": data.get("context", {}), "rows": rows}
     save()
+
+
+def model_benchmarks():
+    gbench(MODEL_BENCH, "model", "SCHEDEMU_BENCH_MODEL_FILTER")
+
+
+def api_benchmarks():
+    gbench(API_BENCH, "api", "SCHEDEMU_BENCH_API_FILTER")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -746,6 +760,23 @@ def report():
                          ("mixed-shape" if mixed == "1" else "uniform", b / a, verdict(b / a <= 2)))
         L.append("")
 
+    if "api" in R:
+        L.append("## Per-request handler CPU, no sockets (`bench/api_bench`, medians)\n")
+        L.append("The same Router, auth and handlers as the server, called in-process: what a "
+                 "request costs before the transport. Ratios are against `BM_Health` (the "
+                 "router's floor) in the same run.\n")
+        L.append("| benchmark | time per request (us) | requests/s per core | x BM_Health | counters |")
+        L.append("| --- | ---: | ---: | ---: | --- |")
+        rows = R["api"]["rows"]
+        base = next((r["cpu_time_us"] for r in rows if r["name"] == "BM_Health"), None)
+        for row in rows:
+            L.append("| %s | %s | %s | %s | %s |" %
+                     (row["name"], fmt(row["cpu_time_us"], 2),
+                      fmt(1e6 / row["cpu_time_us"]) if row["cpu_time_us"] else "",
+                      "%.1f" % (row["cpu_time_us"] / base) if base else "",
+                      ", ".join("%s=%g" % kv for kv in sorted(row["counters"].items()))))
+        L.append("")
+
     if R["notes"]:
         L.append("## Notes\n")
         for n in R["notes"]:
@@ -772,7 +803,8 @@ def main():
     RESULTS["settings"] = {"duration_s": DURATION, "connections": CONNECTIONS, "reps": REPS,
                            "replay_jobs": REPLAY_JOBS, "soak_s": SOAK, "peer": PEER}
     save()
-    steps = [("model", model_benchmarks), ("cold", cold_start), ("http", ours_http),
+    steps = [("model", model_benchmarks), ("api", api_benchmarks), ("cold", cold_start),
+             ("http", ours_http),
              ("jobs", ours_get_jobs), ("soak", soak), ("replay", replay)]
     if PEER:
         steps.append(("peer", peer))

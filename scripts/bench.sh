@@ -16,7 +16,7 @@
 #   SCHEDEMU_BENCH_COLD_RUNS=20    cold starts measured
 #   SCHEDEMU_BENCH_SOAK=60         seconds of steady GET load for the memory check (600 = 10 min)
 #   SCHEDEMU_BENCH_REPLAY_JOBS=1000000
-#   SCHEDEMU_BENCH_SKIP=model,cold,http,jobs,soak,replay,peer   steps to leave out
+#   SCHEDEMU_BENCH_SKIP=model,api,cold,http,jobs,soak,replay,peer   steps to leave out
 #   SCHEDEMU_BENCH_BUILD=build/bench   build directory
 #   SCHEDEMU_BENCH_MERGE=1         keep the figures of skipped steps from the previous latest.json
 set -euo pipefail
@@ -47,7 +47,7 @@ fi
 cmake -S . -B "$SCHEDEMU_BENCH_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSCHEDEMU_TESTS=OFF \
   -DSCHEDEMU_BENCH=ON -DSCHEDEMU_WERROR=OFF >/dev/null
 cmake --build "$SCHEDEMU_BENCH_BUILD" -j "$(nproc)" \
-  --target schedemu model_bench http_load swf_gen replay_tool
+  --target schedemu model_bench api_bench http_load swf_gen replay_tool
 
 mkdir -p bench/results
 /usr/bin/python3 bench/run_bench.py
