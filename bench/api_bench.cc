@@ -66,7 +66,7 @@ struct Server {
             {"x-api-key", "demo-api-key"},
             {"x-workspace-id", kWorkspace}};
   }
-  int64_t SubmitSlurm(bool hold) {
+  static std::string SlurmJob(bool hold) {
     json job = {{"job",
                  {{"name", "bench"},
                   {"partition", "gpu"},
@@ -75,7 +75,10 @@ struct Server {
                   {"environment", {"PATH=/bin:/usr/bin"}},
                   {"hold", hold}}},
                 {"script", "#!/bin/bash\nsleep 600"}};
-    api::HttpResponse r = Call("POST", "/slurm/v0.0.42/job/submit", Slurm(), job.dump());
+    return job.dump();
+  }
+  int64_t SubmitSlurm(bool hold) {
+    api::HttpResponse r = Call("POST", "/slurm/v0.0.42/job/submit", Slurm(), SlurmJob(hold));
     if (r.status != 200) std::abort();
     return json::parse(r.body)["job_id"].get<int64_t>();
   }
@@ -146,7 +149,12 @@ BENCHMARK(BM_SlurmGetJobs)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)
 
 void BM_SlurmSubmit(benchmark::State& state) {
   Server s;
-  for (auto _ : state) s.SubmitSlurm(true);
+  const std::string body = Server::SlurmJob(true);
+  const auto headers = Server::Slurm();
+  for (auto _ : state) {
+    api::HttpResponse r = s.Call("POST", "/slurm/v0.0.42/job/submit", headers, body);
+    Expect200(state, r);
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_SlurmSubmit);
@@ -164,7 +172,12 @@ BENCHMARK(BM_CloudRuGetJob);
 
 void BM_CloudRuSubmit(benchmark::State& state) {
   Server s;
-  for (auto _ : state) s.SubmitCloudRu();
+  const auto headers = s.CloudRu();
+  const std::string body = Server::CloudRuJob();
+  for (auto _ : state) {
+    api::HttpResponse r = s.Call("POST", "/public/v2/jobs", headers, body);
+    Expect200(state, r);
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CloudRuSubmit);
