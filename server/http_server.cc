@@ -206,9 +206,13 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!inserted) absl::StrAppend(&it->second, ", ", std::string(field.value()));
     }
     request.body = std::move(req.body());
-    beast::error_code ec;
-    auto endpoint = stream_.socket().remote_endpoint(ec);
-    if (!ec) request.remote = endpoint.address().to_string();
+    if (!remote_known_) {  // once per connection, not a getpeername() per request
+      beast::error_code ec;
+      auto endpoint = stream_.socket().remote_endpoint(ec);
+      if (!ec) remote_ = endpoint.address().to_string();
+      remote_known_ = !ec;
+    }
+    request.remote = remote_;
     keep_alive_ = req.keep_alive();
     version_ = req.version();
     head_only_ = req.method() == http::verb::head;
@@ -351,6 +355,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_only_ = false;
   bool close_after_ = false;
   bool busy_ = false;
+  std::string remote_;  // peer address, resolved on the first request
+  bool remote_known_ = false;
   bool streaming_ = false;
   bool chunked_ = true;
   bool closed_ = false;
