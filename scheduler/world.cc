@@ -120,6 +120,7 @@
 #include <tuple>
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -296,9 +297,10 @@ std::string SlurmClusterConfig::ResourceName() const {
 
 struct WorldImpl {
   // Hypothetical GPUs/CPUs freed per node (preemption planning, backfill reservations).
-  using Overlay = std::map<NodeIndex, std::pair<int, int>>;
+  // (Order-free: FindNodes sorts its candidates, the other users only sum.)
+  using Overlay = absl::flat_hash_map<NodeIndex, std::pair<int, int>>;
   struct PlaceSpec {
-    std::vector<int> pools;
+    absl::InlinedVector<int, 2> pools;  // inline: no allocation per spec
     int workers = 1;
     int gpus = 0;
     int cpus = 0;
@@ -313,6 +315,8 @@ struct WorldImpl {
   // ---------------- events and timers ----------------
   static void Emit(World& w, EventKind kind, JobId job, std::string subject,
                    std::vector<std::pair<std::string, std::string>> details) {
+    ++w.events_emitted_;
+    if (!w.retention_.keep_event_log) return;
     Event e;
     e.seq = static_cast<int64_t>(w.events_.size()) + 1;
     e.time = w.now_;
@@ -321,6 +325,42 @@ struct WorldImpl {
     e.subject = std::move(subject);
     e.details = std::move(details);
     w.events_.push_back(std::move(e));
+  }
+
+  // False when the event log is not kept: the event is only counted, so hot paths can skip
+  // building its details.
+  static bool Logging(World& w) {
+    if (w.retention_.keep_event_log) return true;
+    ++w.events_emitted_;
+    return false;
+  }
+
+  // Erases the terminal jobs queued by SetFinal (Retention::keep_terminal_jobs = false).
+  static void ReleaseTerminalJobs(World& w) {
+    for (JobId id : w.released_) {
+      auto it = w.jobs_.find(id);
+      if (it == w.jobs_.end()) continue;
+      const Job& j = it->second;
+      if (j.request.dialect == Dialect::kSlurm) {
+        w.slurm_ids_.erase({j.cluster, j.slurm_job_id});
+      } else {
+        auto n = w.cloudru_names_.find(j.name);
+        if (n != w.cloudru_names_.end() && n->second == id) w.cloudru_names_.erase(n);
+      }
+      if (id < w.jobs_.by_id.size()) w.jobs_.by_id[id] = nullptr;
+      w.jobs_.erase(it);
+    }
+    w.released_.clear();
+  }
+
+  // jobs_.at(id) in O(1) (World::JobStore); throws std::out_of_range like at() when unknown.
+  static const Job& JobAt(const World& w, JobId id) {
+    const std::vector<Job*>& by_id = w.jobs_.by_id;
+    if (id < by_id.size() && by_id[id] != nullptr) return *by_id[id];
+    return w.jobs_.at(id);
+  }
+  static Job& JobAt(World& w, JobId id) {
+    return const_cast<Job&>(JobAt(static_cast<const World&>(w), id));
   }
 
   static void AddTimer(World& w, TimeMs t, int kind, JobId job, uint64_t gen) {
@@ -340,19 +380,48 @@ struct WorldImpl {
 
   static bool Usable(const Node& n) { return n.state == NodeState::kUp && !n.removed; }
 
+  static void CountFree(World& w, int pool, int free_gpus, int delta) {
+    if (w.pool_count_.size() <= static_cast<size_t>(pool)) w.pool_count_.resize(pool + 1);
+    std::vector<int>& c = w.pool_count_[pool];
+    if (c.size() <= static_cast<size_t>(free_gpus)) c.resize(free_gpus + 1, 0);
+    c[free_gpus] += delta;
+  }
   static void IndexRemove(World& w, NodeIndex i) {
     const Node& n = w.nodes_[i];
-    for (int p : w.node_pools_[i]) w.pool_free_[p].erase({n.free_gpus, i});
+    for (int p : w.node_pools_[i]) {
+      if (w.pool_free_[p].erase({n.free_gpus, i}) > 0) CountFree(w, p, n.free_gpus, -1);
+    }
   }
   static void IndexAdd(World& w, NodeIndex i) {
     const Node& n = w.nodes_[i];
     if (!Usable(n)) return;
-    for (int p : w.node_pools_[i]) w.pool_free_[p].insert({n.free_gpus, i});
+    for (int p : w.node_pools_[i]) {
+      if (w.pool_free_[p].insert({n.free_gpus, i}).second) CountFree(w, p, n.free_gpus, 1);
+    }
   }
 
   static void AddNodeToPool(World& w, NodeIndex i, int pool) {
     w.node_pools_[i].push_back(pool);
-    if (Usable(w.nodes_[i])) w.pool_free_[pool].insert({w.nodes_[i].free_gpus, i});
+    const Node& n = w.nodes_[i];
+    if (Usable(n) && w.pool_free_[pool].insert({n.free_gpus, i}).second) {
+      CountFree(w, pool, n.free_gpus, 1);
+    }
+  }
+
+  // An upper bound of the workers FindNodes(s) (no overlay) can place: per pool node with
+  // enough free GPUs, one worker (distinct) or free / gpus workers. INT64_MAX when GPUs do not
+  // bound it (gpus == 0).
+  static int64_t WorkerBound(const World& w, const PlaceSpec& s) {
+    if (s.gpus <= 0) return INT64_MAX;
+    int64_t bound = 0;
+    for (int p : s.pools) {
+      if (static_cast<size_t>(p) >= w.pool_count_.size()) continue;
+      const std::vector<int>& c = w.pool_count_[p];
+      for (size_t g = static_cast<size_t>(s.gpus); g < c.size(); ++g) {
+        bound += s.distinct ? c[g] : int64_t{c[g]} * (static_cast<int>(g) / s.gpus);
+      }
+    }
+    return bound;
   }
 
   static NodeIndex NewNode(World& w, std::string name, std::string model, int gpus, int cpus,
@@ -457,6 +526,7 @@ struct WorldImpl {
 
   static std::optional<NodeCounts> FindNodes(const World& w, const PlaceSpec& s,
                                              const Overlay* ov) {
+    if (ov == nullptr && WorkerBound(w, s) < s.workers) return std::nullopt;
     NodeCounts out;
     int rem = s.workers;
     auto eff = [&](NodeIndex i) {
@@ -499,7 +569,7 @@ struct WorldImpl {
     if (ov == nullptr) {
       // Merge the pools' (free, node) indexes from the first node with enough free GPUs.
       using It = std::set<std::pair<int, NodeIndex>>::const_iterator;
-      std::vector<std::pair<It, It>> cursors;
+      absl::InlinedVector<std::pair<It, It>, 2> cursors;
       for (int p : s.pools) {
         const auto& idx = w.pool_free_[p];
         cursors.push_back({idx.lower_bound({s.gpus, INT_MIN}), idx.end()});
@@ -621,7 +691,7 @@ struct WorldImpl {
     } else {
       for (auto& g : SharedGroups(w, j.region, j.instance_type)) {
         PlaceSpec s = base;
-        s.pools = g;
+        s.pools.assign(g.begin(), g.end());
         specs.push_back(std::move(s));
       }
     }
@@ -697,8 +767,10 @@ struct WorldImpl {
     Outcome o = RunOutcome(j);
     AddTimer(w, AddTime(w.now_, o.at), kTimerRunEnd, j.id, j.generation);
     ++w.counters_.started;
-    Emit(w, EventKind::kStarted, j.id, JobSubject(j),
-         {{"placement", w.PlacementString(j)}, {"run", absl::StrCat(run.number)}});
+    if (Logging(w)) {
+      Emit(w, EventKind::kStarted, j.id, JobSubject(j),
+           {{"placement", w.PlacementString(j)}, {"run", absl::StrCat(run.number)}});
+    }
   }
 
   static void Release(World& w, Job& j) {
@@ -759,12 +831,16 @@ struct WorldImpl {
       default:
         break;
     }
-    Emit(w, EventKind::kFinished, j.id, JobSubject(j),
-         {{"state", std::string(JobStateName(state))}, {"exit_code", absl::StrCat(j.exit_code)}});
+    if (Logging(w)) {
+      Emit(w, EventKind::kFinished, j.id, JobSubject(j),
+           {{"state", std::string(JobStateName(state))}, {"exit_code", absl::StrCat(j.exit_code)}});
+    }
     if (j.request.dialect == Dialect::kSlurm) {
       j.purge_at = AddTime(w.now_, w.clusters_[j.cluster].config.min_job_age);
       AddTimer(w, j.purge_at, kTimerPurge, j.id, j.generation);
     }
+    if (w.retention_.on_terminal) w.retention_.on_terminal(j);
+    if (!w.retention_.keep_terminal_jobs) w.released_.push_back(j.id);
   }
 
   // Slurm: the run ends; COMPLETING for the epilog, then `after`.
@@ -779,8 +855,10 @@ struct WorldImpl {
     j.completing_until = AddTime(w.now_, w.clusters_[j.cluster].config.epilog_time);
     w.releases_[Domain(w, j)].insert({j.completing_until, j.id});
     AddTimer(w, j.completing_until, kTimerCompletingEnd, j.id, j.generation);
-    Emit(w, EventKind::kNote, j.id, JobSubject(j),
-         {{"state", "COMPLETING"}, {"after", std::string(JobStateName(after))}});
+    if (Logging(w)) {
+      Emit(w, EventKind::kNote, j.id, JobSubject(j),
+           {{"state", "COMPLETING"}, {"after", std::string(JobStateName(after))}});
+    }
   }
 
   static void CompletingEnd(World& w, Job& j) {
@@ -806,9 +884,11 @@ struct WorldImpl {
     j.queue_seq = w.next_queue_seq_++;
     ++j.generation;
     j.reason = run.eligible_time > w.now_ ? "BeginTime" : "None";
-    Emit(w, EventKind::kRequeued, j.id, JobSubject(j),
-         {{"restart_cnt", absl::StrCat(j.restart_count)},
-          {"eligible_time", absl::StrCat(ToSeconds(run.eligible_time))}});
+    if (Logging(w)) {
+      Emit(w, EventKind::kRequeued, j.id, JobSubject(j),
+           {{"restart_cnt", absl::StrCat(j.restart_count)},
+            {"eligible_time", absl::StrCat(ToSeconds(run.eligible_time))}});
+    }
     if (j.held) {
       j.reason = "JobHeldUser";
     } else if (run.eligible_time <= w.now_) {
@@ -866,7 +946,7 @@ struct WorldImpl {
   static void Preempt(World& w, Job& v, JobId by, std::string by_name, std::string by_priority) {
     v.preemptions.push_back(Preemption{by, by_name, by_priority, w.now_});
     ++w.counters_.preemptions;
-    Emit(w, EventKind::kPreempted, v.id, JobSubject(v), {{"by", by_name}});
+    if (Logging(w)) Emit(w, EventKind::kPreempted, v.id, JobSubject(v), {{"by", by_name}});
     if (v.request.dialect == Dialect::kCloudRu) {
       EndRunCloudRu(w, v, JobState::kPreempted, JobState::kPreempted, 0, true);
       return;
@@ -979,7 +1059,7 @@ struct WorldImpl {
     Overlay ov;
     while (std::optional<JobId> id = next()) {
       items.push_back(*id);
-      for (const WorkerPlacement& wp : w.jobs_.at(*id).placement) {
+      for (const WorkerPlacement& wp : JobAt(w, *id).placement) {
         const NodeIndex i = wp.node;
         if (!InPools(w, s, i) || !NodeEligible(w, s, i)) continue;
         const Node& n = w.nodes_[i];
@@ -999,7 +1079,7 @@ struct WorldImpl {
     Overlay ov;
     for (size_t k = 0; k < count; ++k) {
       if (skip && *skip == k) continue;
-      for (const WorkerPlacement& wp : w.jobs_.at(victims[k]).placement) {
+      for (const WorkerPlacement& wp : JobAt(w, victims[k]).placement) {
         auto& e = ov[wp.node];
         e.first += static_cast<int>(wp.gpus.size());
         e.second += wp.cpus;
@@ -1024,7 +1104,7 @@ struct WorldImpl {
     std::vector<JobId> kept;
     for (JobId v : victims) {
       bool on = false;
-      for (const WorkerPlacement& wp : w.jobs_.at(v).placement) on |= chosen.contains(wp.node);
+      for (const WorkerPlacement& wp : JobAt(w, v).placement) on |= chosen.contains(wp.node);
       if (on) kept.push_back(v);
     }
     if (kept.size() < victims.size()) {
@@ -1057,7 +1137,7 @@ struct WorldImpl {
     const auto& cands = w.victims_by_rank_[d];
     if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
     auto eligible = [&](const JobId id) {
-      const Job& v = w.jobs_.at(id);
+      const Job& v = JobAt(w, id);
       return v.state == JobState::kRunning && TouchesPools(w, s, v);
     };
     auto it = cands.begin();
@@ -1086,11 +1166,11 @@ struct WorldImpl {
       const JobId id = std::get<2>(*c);
       if (!eligible(id)) continue;
       all.push_back({std::get<0>(*c), 0, all.size(), id});
-      for (const WorkerPlacement& wp : w.jobs_.at(id).placement) ++per_node[wp.node];
+      for (const WorkerPlacement& wp : JobAt(w, id).placement) ++per_node[wp.node];
     }
     for (Candidate& c : all) {
       int fewest = INT_MAX;
-      for (const WorkerPlacement& wp : w.jobs_.at(c.id).placement) {
+      for (const WorkerPlacement& wp : JobAt(w, c.id).placement) {
         fewest = std::min(fewest, per_node[wp.node]);
       }
       c.node_victims = fewest;
@@ -1114,7 +1194,7 @@ struct WorldImpl {
       if (!plan) continue;
       const std::string by_priority = j.priority_class;
       const std::string by_name = JobSubject(j);
-      for (JobId v : plan->victims) Preempt(w, w.jobs_.at(v), j.id, by_name, by_priority);
+      for (JobId v : plan->victims) Preempt(w, JobAt(w, v), j.id, by_name, by_priority);
       if (j.request.dialect == Dialect::kCloudRu) {
         std::optional<NodeCounts> nc = FindNodes(w, s, nullptr);
         if (nc) Start(w, j, Materialize(w, s, *nc));
@@ -1140,9 +1220,22 @@ struct WorldImpl {
     TimeMs limit = 0;
     size_t itype = 0;
     bool operator==(const Shape&) const = default;
-    template <typename H>
-    friend H AbslHashValue(H h, const Shape& s) {
-      return H::combine(std::move(h), s.pool, s.workers, s.gpus, s.cpus, s.rank, s.limit, s.itype);
+  };
+  // Multiply-xorshift over the fields (hashed a few times per scanned pending job).
+  struct ShapeHash {
+    size_t operator()(const Shape& s) const {
+      uint64_t h = static_cast<uint64_t>(s.pool);
+      auto mix = [&h](uint64_t v) {
+        h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+      };
+      mix(static_cast<uint32_t>(s.workers) |
+          (static_cast<uint64_t>(static_cast<uint32_t>(s.gpus)) << 32));
+      mix(static_cast<uint32_t>(s.cpus) |
+          (static_cast<uint64_t>(static_cast<uint32_t>(s.rank)) << 32));
+      mix(static_cast<uint64_t>(s.limit));
+      mix(static_cast<uint64_t>(s.itype));
+      return static_cast<size_t>(h ^ (h >> 32));
     }
   };
   static std::optional<Shape> ShapeOf(const World& w, const Job& j, bool with_limit) {
@@ -1171,12 +1264,12 @@ struct WorldImpl {
   static bool CloudRuPass(World& w, int region) {
     auto& pending = w.cloudru_pending_[region];
     const int64_t started0 = w.counters_.started;
-    absl::flat_hash_set<Shape> failed;
+    absl::flat_hash_set<Shape, ShapeHash> failed;
     bool blocked = false;
     int scanned = 0;
     for (auto it = pending.begin(); it != pending.end();) {
       if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
-      Job& j = w.jobs_.at(it->id);
+      Job& j = JobAt(w, it->id);
       ++it;
       std::optional<Shape> key = ShapeOf(w, j, false);
       if (key && failed.contains(*key)) {
@@ -1217,7 +1310,7 @@ struct WorldImpl {
     TimeMs last = w.now_;
     auto next = [&]() -> std::optional<JobId> {
       for (; it != rel.end(); ++it) {
-        const Job& v = w.jobs_.at(it->second);
+        const Job& v = JobAt(w, it->second);
         if (!TouchesPools(w, s, v)) continue;
         last = std::max(last, it->first);
         const JobId id = it->second;
@@ -1243,7 +1336,9 @@ struct WorldImpl {
     std::vector<JobId> entered;
     entered.swap(w.slurm_entered_[cluster]);
     for (JobId id : entered) {
-      Job& j = w.jobs_.at(id);
+      auto found = w.jobs_.find(id);
+      if (found == w.jobs_.end()) continue;  // released (Retention::keep_terminal_jobs)
+      Job& j = found->second;
       if (j.state == JobState::kPending && !j.held && SlurmEligible(w, j) &&
           (j.reason == "None" || j.reason == "BeginTime")) {
         j.reason = "Priority";
@@ -1252,28 +1347,46 @@ struct WorldImpl {
     return again;
   }
 
+  // Placement results of one limit-less shape, valid while `version` equals the scan's state
+  // version (bumped by every start, reservation change and preemption in the scan): FindNodes and
+  // TryPreempt read only the shape and that state, so a repeated call would give the same answer.
+  struct ShapeMemo {
+    uint64_t version = 0;
+    int8_t avoid_fits = -1;  // FindNodes(spec avoiding the reservation): -1 unknown, 0 no, 1 yes
+    int8_t fits = -1;        // FindNodes(spec)
+    bool preempt_failed = false;
+  };
+
+  // Assigns only when it changes (the scan sets the same reason on the same jobs pass after pass).
+  static void SetReason(Job& j, std::string_view reason) {
+    if (j.reason != reason) j.reason = reason;
+  }
+
   static bool SlurmPassScan(World& w, int cluster) {
     auto& pending = w.slurm_pending_[cluster];
     const int64_t started0 = w.counters_.started;
-    absl::flat_hash_set<Shape> failed;
+    absl::flat_hash_set<Shape, ShapeHash> failed;
+    absl::flat_hash_map<Shape, ShapeMemo, ShapeHash> memos;
+    uint64_t version = 1;
     bool blocked = false;
     int scanned = 0;
     std::optional<Reservation> res;
     for (auto it = pending.begin(); it != pending.end();) {
       if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
-      Job& j = w.jobs_.at(it->id);
+      Job& j = JobAt(w, it->id);
       ++it;
       // A preemptor waiting for its victims' epilog.
-      if (w.reservations_.count(j.id)) {
+      if (!w.reservations_.empty() && w.reservations_.count(j.id)) {
         PlaceSpec s = SlurmSpec(w, j);
         if (auto nc = FindNodes(w, s, nullptr)) {
           Start(w, j, Materialize(w, s, *nc));
+          ++version;
           continue;
         }
         bool waiting = false;
         for (NodeIndex n : w.reservations_[j.id]) {
           for (JobId o : w.node_jobs_[n]) {
-            waiting |= w.jobs_.at(o).state == JobState::kCompleting;
+            waiting |= JobAt(w, o).state == JobState::kCompleting;
           }
         }
         if (waiting && Usable(w.nodes_[w.reservations_[j.id][0]])) {
@@ -1282,41 +1395,71 @@ struct WorldImpl {
           continue;
         }
         ClearReservation(w, j.id);
+        ++version;
       }
-      std::optional<Shape> key = ShapeOf(w, j, res.has_value());
+      const std::optional<Shape> plain = ShapeOf(w, j, false);
+      std::optional<Shape> key = plain;
+      if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
       if (key && failed.contains(*key)) {
-        j.reason = res ? "Priority" : "Resources";
+        SetReason(j, res ? "Priority" : "Resources");
         blocked = true;
         continue;
       }
-      PlaceSpec s = SlurmSpec(w, j);
+      ShapeMemo scratch;
+      ShapeMemo* memo = &scratch;  // no sharing for jobs with required/excluded nodes
+      if (plain) {
+        memo = &memos[*plain];
+        if (memo->version != version) *memo = ShapeMemo{version};
+      }
+      std::optional<PlaceSpec> spec;  // built when a placement is actually computed
+      auto s = [&]() -> const PlaceSpec& {
+        if (!spec) spec.emplace(SlurmSpec(w, j));
+        return *spec;
+      };
+      // FindNodes(spec) on the current state, answered from the memo when known not to fit.
+      auto fits = [&]() -> std::optional<NodeCounts> {
+        if (memo->fits == 0) return std::nullopt;
+        std::optional<NodeCounts> nc = FindNodes(w, s(), nullptr);
+        memo->fits = nc ? 1 : 0;
+        return nc;
+      };
       if (!res) {
-        if (auto nc = FindNodes(w, s, nullptr)) {
-          Start(w, j, Materialize(w, s, *nc));
+        if (auto nc = fits()) {
+          Start(w, j, Materialize(w, s(), *nc));
+          ++version;
           continue;
         }
       } else {
-        PlaceSpec avoiding = s;
-        avoiding.avoid = &res->nodes;
-        if (auto nc = FindNodes(w, avoiding, nullptr)) {
-          Start(w, j, Materialize(w, s, *nc));
-          continue;
+        if (memo->avoid_fits != 0) {
+          PlaceSpec avoiding = s();
+          avoiding.avoid = &res->nodes;
+          if (auto nc = FindNodes(w, avoiding, nullptr)) {
+            Start(w, j, Materialize(w, s(), *nc));
+            ++version;
+            continue;
+          }
+          memo->avoid_fits = 0;
         }
         if (AddTime(w.now_, j.time_limit) <= res->at) {
-          if (auto nc = FindNodes(w, s, nullptr)) {
-            Start(w, j, Materialize(w, s, *nc));
+          if (auto nc = fits()) {
+            Start(w, j, Materialize(w, s(), *nc));
+            ++version;
             continue;
           }
         }
       }
-      if (TryPreempt(w, j)) {
-        failed.clear();
-        blocked = true;
-        continue;
+      if (!memo->preempt_failed) {
+        if (TryPreempt(w, j)) {
+          ++version;
+          failed.clear();
+          blocked = true;
+          continue;
+        }
+        memo->preempt_failed = true;
       }
-      bool fits_now = res.has_value() && FindNodes(w, s, nullptr).has_value();
-      j.reason = fits_now ? "Priority" : "Resources";
-      if (!res) res = ComputeReservation(w, j, s);
+      bool fits_now = res.has_value() && fits().has_value();
+      SetReason(j, fits_now ? "Priority" : "Resources");
+      if (!res) res = ComputeReservation(w, j, s());
       if (key) failed.insert(*key);
       blocked = true;
     }
@@ -1324,6 +1467,7 @@ struct WorldImpl {
   }
 
   static void Pass(World& w) {
+    if (!w.released_.empty()) ReleaseTerminalJobs(w);
     // A pass cut short by max_pending_scan after starting jobs is repeated (bounded) so that
     // everything that fits at this instant starts at this instant.
     for (int round = 0; round < 64 && w.dirty_; ++round) {
@@ -1338,7 +1482,12 @@ struct WorldImpl {
   static void ProcessTimer(World& w, const World::TimedEvent& ev) {
     if (ev.kind == kTimerPurge) --w.purge_timers_;
     auto it = w.jobs_.find(ev.job);
-    if (it == w.jobs_.end()) return;
+    if (it == w.jobs_.end()) {
+      // A released terminal job (Retention::keep_terminal_jobs = false): its MinJobAge purge
+      // still happens, without the job (an empty subject when the log is kept).
+      if (ev.kind == kTimerPurge) Emit(w, EventKind::kPurged, ev.job, "", {});
+      return;
+    }
     Job& j = it->second;
     switch (ev.kind) {
       case kTimerRunEnd:
@@ -1364,7 +1513,7 @@ struct WorldImpl {
       case kTimerPurge:
         if (IsTerminal(j.state) && !j.purged && j.purge_at == ev.time) {
           j.purged = true;
-          Emit(w, EventKind::kPurged, j.id, JobSubject(j), {});
+          if (Logging(w)) Emit(w, EventKind::kPurged, j.id, JobSubject(j), {});
         }
         break;
       default:
@@ -1454,6 +1603,9 @@ struct WorldImpl {
     j.runs.push_back(run);
     auto [it, ok] = w.jobs_.emplace(j.id, std::move(j));
     (void)ok;
+    std::vector<Job*>& by_id = w.jobs_.by_id;
+    if (it->first >= by_id.size()) by_id.resize(it->first + 1, nullptr);
+    by_id[it->first] = &it->second;
     ++w.active_jobs_;
     ++w.counters_.submitted;
     return it->second;
@@ -1871,7 +2023,7 @@ std::vector<const Job*> World::PendingOrder(int queue) const {
   int r = FindRegion(queues_[queue].region);
   if (r < 0) return out;
   for (const PendingKey& k : cloudru_pending_[r]) {
-    const Job& j = jobs_.at(k.id);
+    const Job& j = WorldImpl::JobAt(*this, k.id);
     if (j.queue == queue) out.push_back(&j);
   }
   return out;
@@ -1881,7 +2033,7 @@ std::vector<const Job*> World::PendingOrderSlurm(int cluster, int partition) con
   std::vector<const Job*> out;
   if (cluster < 0 || cluster >= static_cast<int>(clusters_.size())) return out;
   for (const PendingKey& k : slurm_pending_[cluster]) {
-    const Job& j = jobs_.at(k.id);
+    const Job& j = WorldImpl::JobAt(*this, k.id);
     if (partition < 0 || j.partition == partition) out.push_back(&j);
   }
   return out;
@@ -1893,7 +2045,7 @@ std::map<JobId, int> World::QueuePositions() const {
   auto walk = [&](const std::set<PendingKey>& set) {
     seen.clear();
     for (const PendingKey& k : set) {
-      const Job& o = jobs_.at(k.id);
+      const Job& o = WorldImpl::JobAt(*this, k.id);
       if (o.state != JobState::kPending || o.held) continue;
       const int key = o.request.dialect == Dialect::kSlurm ? o.partition : o.queue;
       out[k.id] = ++seen[key];
@@ -1919,7 +2071,7 @@ int World::QueuePosition(const Job& job) const {
   if (!set->count({job.priority_rank, job.queue_seq, job.id})) return 0;
   int pos = 0;
   for (const PendingKey& k : *set) {
-    const Job& o = jobs_.at(k.id);
+    const Job& o = WorldImpl::JobAt(*this, k.id);
     const bool same = job.request.dialect == Dialect::kSlurm ? o.partition == job.partition
                                                              : o.queue == job.queue;
     if (same) ++pos;
@@ -2242,7 +2394,7 @@ absl::Status World::UnassignSharedQueue(std::string_view workspace, std::string_
                   {{"region", std::string(region)}});
   std::vector<JobId> to_stop;
   for (const PendingKey& k : cloudru_pending_[r]) {
-    const Job& j = jobs_.at(k.id);
+    const Job& j = WorldImpl::JobAt(*this, k.id);
     if (j.queue == sq && j.request.tenant == workspace) to_stop.push_back(j.id);
   }
   for (auto& [id, j] : jobs_) {
@@ -2434,11 +2586,13 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   slurm_ids_[{ci, slurm_id}] = j.id;
   JobRun& run = j.runs.back();
   run.eligible_time = std::max(now_, j.request.begin_time);
-  WorldImpl::Emit(*this, EventKind::kSubmitted, j.id, absl::StrCat(slurm_id),
-                  {{"user", j.request.tenant},
-                   {"partition", part.config.name},
-                   {"nodes", absl::StrCat(j.request.workers)},
-                   {"gres", absl::StrCat("gpu:", j.request.gpus_per_worker)}});
+  if (WorldImpl::Logging(*this)) {
+    WorldImpl::Emit(*this, EventKind::kSubmitted, j.id, absl::StrCat(slurm_id),
+                    {{"user", j.request.tenant},
+                     {"partition", part.config.name},
+                     {"nodes", absl::StrCat(j.request.workers)},
+                     {"gres", absl::StrCat("gpu:", j.request.gpus_per_worker)}});
+  }
   if (j.request.hold) {
     j.held = true;
     j.reason = "JobHeldUser";

@@ -6,6 +6,7 @@
 #define SCHEDEMU_SCHEDULER_WORLD_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -494,6 +495,32 @@ class World {
   // ---- events ----
   const std::vector<Event>& events() const { return events_; }
   std::vector<Event> EventsSince(int64_t seq) const;  // seq > since
+  // Added: events emitted so far, stored or not (== events().size() with the default retention).
+  int64_t events_emitted() const { return events_emitted_; }
+
+  // ---- retention (added; opt-in, for long headless runs such as `schedemu replay`) ----
+  // By default (what the server uses) the world keeps every job in jobs() and every event in
+  // events(), and nothing below changes its behaviour. Scheduling is the same under any setting.
+  //  - keep_event_log = false: events are counted (events_emitted()) but not stored; events()
+  //    and EventsSince() stop growing.
+  //  - keep_terminal_jobs = false: a job that reaches a terminal state (SetFinal: COMPLETED,
+  //    FAILED, CANCELLED, TIMEOUT, PREEMPTED, NODE_FAIL, Cloud.ru Completed/Failed/Stopped/
+  //    Terminated) is erased from jobs() and from the Cloud.ru name / Slurm id lookups at the
+  //    start of the next scheduling pass (FindJob/FindSlurmJob/FindCloudRuJob then return
+  //    nullptr; stop/cancel/restart of it answer not found). Its MinJobAge purge still counts as
+  //    an event ("purged", with an empty subject when the log is kept) when it falls due.
+  //  - on_terminal, when set, is called exactly once per job, when it becomes terminal (its runs
+  //    are closed then), under any setting: a caller that needs per-job figures accumulates them
+  //    here instead of reading jobs() at the end.
+  // Set it once, right after Create and before the first submit. A copy of the world (snapshot)
+  // copies the retention, hook included.
+  struct Retention {
+    bool keep_event_log = true;
+    bool keep_terminal_jobs = true;
+    std::function<void(const Job&)> on_terminal;
+  };
+  void SetRetention(Retention retention) { retention_ = std::move(retention); }
+  const Retention& retention() const { return retention_; }
 
   // ---- counters ----
   struct Counters {
@@ -528,7 +555,28 @@ class World {
   std::vector<Region> regions_;
   std::vector<Workspace> workspaces_;
   std::vector<SlurmCluster> clusters_;
-  std::map<JobId, Job> jobs_;
+  // The jobs, with pointers by id (ids are dense from 1) for O(1) lookups on the scheduling hot
+  // paths. The pointers point into the map (std::map nodes are stable); a copy (snapshot)
+  // re-indexes its own nodes, a move keeps them (the nodes move along).
+  struct JobStore : std::map<JobId, Job> {
+    std::vector<Job*> by_id;  // nullptr: no such job (or released)
+    JobStore() = default;
+    JobStore(const JobStore& o) : std::map<JobId, Job>(o) { Reindex(); }
+    JobStore& operator=(const JobStore& o) {
+      if (this != &o) {
+        std::map<JobId, Job>::operator=(o);
+        Reindex();
+      }
+      return *this;
+    }
+    JobStore(JobStore&&) = default;
+    JobStore& operator=(JobStore&&) = default;
+    void Reindex() {
+      by_id.assign(empty() ? 0 : rbegin()->first + 1, nullptr);
+      for (auto& [id, job] : *this) by_id[id] = &job;
+    }
+  };
+  JobStore jobs_;
   std::map<std::string, JobId, std::less<>> cloudru_names_;
   std::map<std::pair<int, int64_t>, JobId> slurm_ids_;
   std::map<std::string, Token, std::less<>> tokens_;
@@ -537,6 +585,9 @@ class World {
   std::set<TimedEvent> timers_;
   int64_t next_timer_seq_ = 1;
   std::vector<Event> events_;
+  int64_t events_emitted_ = 0;
+  Retention retention_;
+  std::vector<JobId> released_;  // terminal jobs to erase at the next pass (keep_terminal_jobs)
   Counters counters_;
   JobId next_job_ = 1;
   int64_t next_queue_seq_ = 1;
@@ -573,8 +624,10 @@ class World {
   std::vector<std::vector<JobId>> slurm_entered_;
   // Placement pools: allocations first, then every partition of every cluster.
   std::vector<std::set<std::pair<int, NodeIndex>>> pool_free_;  // (free GPUs, node), Up nodes
-  std::vector<std::vector<int>> node_pools_;                    // per node: pools it is in
-  std::vector<int> partition_pool_base_;                        // per cluster
+  // Per pool: how many of pool_free_'s nodes have g free GPUs ([g]); bounds FindNodes in O(GPUs).
+  std::vector<std::vector<int>> pool_count_;
+  std::vector<std::vector<int>> node_pools_;  // per node: pools it is in
+  std::vector<int> partition_pool_base_;      // per cluster
   // Per node: jobs with a worker on it (running/completing).
   std::vector<std::set<JobId>> node_jobs_;
   std::vector<JobId> node_reserved_;  // per node: Slurm preemptor waiting for victims' epilog

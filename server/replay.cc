@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -200,6 +201,59 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   std::vector<int32_t> index_of;  // ids[k] replays jobs[index_of[k]]
   ids.reserve(jobs.size());
   index_of.reserve(jobs.size());
+
+  // Per-job figures are taken when a job becomes terminal (the world then forgets the job and
+  // keeps no event log: replay reads neither), and at the end for jobs still active. GPU-seconds
+  // are kept per job and run and summed in submit order at the end, as a walk over the jobs
+  // would.
+  std::vector<double> first_run_gpu_s;  // per submitted job: its first started run
+  std::vector<int32_t> started_runs;    // per submitted job: runs that started
+  absl::flat_hash_map<size_t, std::vector<double>> later_runs_gpu_s;  // runs 2.. (requeued jobs)
+  first_run_gpu_s.reserve(jobs.size());
+  started_runs.reserve(jobs.size());
+  std::vector<double> waits, slowdowns;
+  waits.reserve(jobs.size());
+  slowdowns.reserve(jobs.size());
+  TimeMs first_submit = kNever, last_end = 0;
+  auto observe = [&](const Job& job) {
+    auto pos = std::lower_bound(ids.begin(), ids.end(), job.id);
+    if (pos == ids.end() || *pos != job.id) return;  // not a trace job
+    const size_t k = static_cast<size_t>(pos - ids.begin());
+    const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
+    ++report.final_states[std::string(JobStateName(job.state))];
+    first_submit = std::min(first_submit, job.created_at);
+    TimeMs first_start = 0;
+    const int gpus = job.TotalGpus();
+    int32_t runs = 0;
+    for (const JobRun& run : job.runs) {
+      if (run.start_time <= 0) continue;
+      if (first_start == 0) first_start = run.start_time;
+      TimeMs end = run.end_time > 0 ? run.end_time : world.now();
+      const double gpu_s = static_cast<double>(end - run.start_time) / 1000.0 * gpus;
+      if (runs == 0) {
+        first_run_gpu_s[k] = gpu_s;
+      } else {
+        later_runs_gpu_s[k].push_back(gpu_s);
+      }
+      ++runs;
+      last_end = std::max(last_end, end);
+    }
+    started_runs[k] = runs;
+    if (job.completed_at > 0) last_end = std::max(last_end, job.completed_at);
+    if (first_start == 0) return;
+    ++report.started;
+    waits.push_back(static_cast<double>(first_start - job.created_at) / 1000.0);
+    if (job.completed_at > 0) {
+      double response = static_cast<double>(job.completed_at - job.created_at) / 1000.0;
+      double run = std::max(static_cast<double>(rj.run_s), kSlowdownTau);
+      slowdowns.push_back(std::max(1.0, response / run));
+    }
+  };
+  World::Retention retention;
+  retention.keep_event_log = false;
+  retention.keep_terminal_jobs = false;
+  retention.on_terminal = observe;
+  world.SetRetention(std::move(retention));
   const Clock::Mode mode = world.clock().mode();
   if (mode != Clock::Mode::kManual) world.clock().SetMode(Clock::Mode::kManual);
 
@@ -273,6 +327,8 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     ++report.submitted;
     ids.push_back(*id);
     index_of.push_back(static_cast<int32_t>(i));
+    first_run_gpu_s.push_back(0);
+    started_runs.push_back(0);
   }
   while (world.ActiveJobs() > 0) {
     int64_t n = world.RunUntilIdle(kNever, INT64_MAX);
@@ -281,37 +337,18 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   }
   const double t_simulated = WallSeconds();
 
-  // Metrics.
-  std::vector<double> waits, slowdowns;
-  waits.reserve(ids.size());
-  slowdowns.reserve(ids.size());
-  TimeMs first_submit = kNever, last_end = 0;
+  // Metrics: jobs still active (terminal ones were observed as they ended), then the sums.
+  for (const auto& [id, job] : world.jobs()) {
+    if (!IsTerminal(job.state)) observe(job);
+  }
   for (size_t k = 0; k < ids.size(); ++k) {
-    const Job* job = world.FindJob(ids[k]);
-    if (job == nullptr) continue;
-    const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
-    ++report.final_states[std::string(JobStateName(job->state))];
-    first_submit = std::min(first_submit, job->created_at);
-    TimeMs first_start = 0;
-    const int gpus = job->TotalGpus();
-    for (const JobRun& run : job->runs) {
-      if (run.start_time <= 0) continue;
-      if (first_start == 0) first_start = run.start_time;
-      TimeMs end = run.end_time > 0 ? run.end_time : world.now();
-      report.gpu_seconds_used += static_cast<double>(end - run.start_time) / 1000.0 * gpus;
-      last_end = std::max(last_end, end);
-    }
-    if (job->completed_at > 0) last_end = std::max(last_end, job->completed_at);
-    if (first_start == 0) continue;
-    ++report.started;
-    waits.push_back(static_cast<double>(first_start - job->created_at) / 1000.0);
-    if (job->completed_at > 0) {
-      double response = static_cast<double>(job->completed_at - job->created_at) / 1000.0;
-      double run = std::max(static_cast<double>(rj.run_s), kSlowdownTau);
-      slowdowns.push_back(std::max(1.0, response / run));
+    if (started_runs[k] == 0) continue;
+    report.gpu_seconds_used += first_run_gpu_s[k];
+    if (started_runs[k] > 1) {
+      for (double g : later_runs_gpu_s[k]) report.gpu_seconds_used += g;
     }
   }
-  report.events_logged = static_cast<int64_t>(world.events().size());
+  report.events_logged = world.events_emitted();
   report.preemptions = world.counters().preemptions;
   report.requeues = world.counters().requeues;
   if (first_submit != kNever && last_end > first_submit) {
