@@ -39,6 +39,8 @@ struct Reply {
   json body = json::object();
   // job_info documents already serialized (GET job/jobs): written as "jobs" by Finish.
   std::optional<std::string> raw_jobs;
+  // raw_jobs already starts with the head (WriteHead), so the (large) list is never copied.
+  bool head_in_raw_jobs = false;
   std::vector<SlurmError> errors;
   std::vector<SlurmWarning> warnings;
 };
@@ -98,16 +100,11 @@ void AdaptToVersion(json& body, int version) {
   }
 }
 
-SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_name) {
-  AdaptToVersion(reply.body, call.version);
-  SlurmResponse r;
-  r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
-  r.content_type = "application/json";
-  // Written with the streaming writer: the operation's fields, meta, errors, warnings, then the
-  // streamed jobs. The (large) job text is not copied into a new buffer: this short head is
-  // inserted in front of it.
-  std::string head;
-  JsonWriter w(head);
+// Writes the answer's opening: "{", the operation's fields, meta, errors, warnings and, when the
+// reply streams its jobs, `"jobs":[` (the caller appends the jobs and "]}").
+void WriteHead(std::string& out, const Call& call, const Reply& reply,
+               const std::string& cluster_name) {
+  JsonWriter w(out);
   w.BeginObject();
   for (const auto& [key, value] : reply.body.items()) {
     if (reply.raw_jobs && key == "jobs") continue;
@@ -125,14 +122,29 @@ SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_n
     w.Raw(warning.ToJson().dump(-1, ' ', false, json::error_handler_t::replace));
   }
   w.EndArray();
-  if (!reply.raw_jobs) {
+  if (reply.raw_jobs) {
+    w.Key("jobs").BeginArray();
+  } else {
     w.EndObject();
-    r.body = std::move(head);
+  }
+}
+
+SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_name) {
+  AdaptToVersion(reply.body, call.version);
+  SlurmResponse r;
+  r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
+  r.content_type = "application/json";
+  if (!reply.raw_jobs) {
+    WriteHead(r.body, call, reply, cluster_name);
     return r;
   }
-  w.Key("jobs").BeginArray();
   std::string& jobs = *reply.raw_jobs;
-  jobs.insert(0, head);
+  if (!reply.head_in_raw_jobs) {
+    // A short job text (GET job/{id}): the head is inserted in front of it.
+    std::string head;
+    WriteHead(head, call, reply, cluster_name);
+    jobs.insert(0, head);
+  }
   jobs.append("]}");
   r.body = std::move(jobs);
   return r;
@@ -360,6 +372,9 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
               [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
     std::string& raw = out.raw_jobs.emplace();
     raw.reserve(live.size() * 4800 + 4096);
+    AdaptToVersion(out.body, call.version);
+    WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
+    out.head_in_raw_jobs = true;
     for (size_t i = 0; i < live.size(); ++i) {
       if (i > 0) raw.push_back(',');
       JsonWriter jw(raw);
