@@ -16,6 +16,12 @@ namespace schedemu::api {
 // Appends `s` as a JSON string literal (quotes included) to `out`.
 void AppendJsonString(std::string& out, std::string_view s);
 
+// Reserves `capacity` bytes for a large answer (GET /jobs of thousands of jobs). Above a few MiB
+// the allocation is a fresh mmap on every request, and touching it page by page costs more than
+// writing the JSON; the buffer is asked to be backed by transparent huge pages (a hint: ignored
+// where THP is off).
+void ReserveLarge(std::string& out, size_t capacity);
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}

@@ -371,7 +371,7 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
     std::sort(live.begin(), live.end(),
               [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
     std::string& raw = out.raw_jobs.emplace();
-    raw.reserve(live.size() * 4800 + 4096);
+    ReserveLarge(raw, live.size() * 4800 + 4096);
     AdaptToVersion(out.body, call.version);
     WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
     out.head_in_raw_jobs = true;
