@@ -37,10 +37,9 @@ constexpr int64_t kMaxJobId = 0x03FFFFFF;
 // The answer being built: the operation's fields plus meta/errors/warnings.
 struct Reply {
   json body = json::object();
-  // job_info documents already serialized (GET job/jobs): written as "jobs" by Finish.
+  // GET job/jobs: the answer so far, written by WriteHead and then the job_info documents, up to
+  // the closing "]}" that Finish appends. The (large) list is never copied.
   std::optional<std::string> raw_jobs;
-  // raw_jobs already starts with the head (WriteHead), so the (large) list is never copied.
-  bool head_in_raw_jobs = false;
   std::vector<SlurmError> errors;
   std::vector<SlurmWarning> warnings;
 };
@@ -130,23 +129,16 @@ void WriteHead(std::string& out, const Call& call, const Reply& reply,
 }
 
 SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_name) {
-  AdaptToVersion(reply.body, call.version);
   SlurmResponse r;
   r.status = reply.errors.empty() ? 200 : HttpStatusForError(reply.errors.front().error_number);
   r.content_type = "application/json";
-  if (!reply.raw_jobs) {
-    WriteHead(r.body, call, reply, cluster_name);
+  if (reply.raw_jobs) {  // head and jobs already written (GetJobs)
+    r.body = std::move(*reply.raw_jobs);
+    r.body.append("]}");
     return r;
   }
-  std::string& jobs = *reply.raw_jobs;
-  if (!reply.head_in_raw_jobs) {
-    // A short job text (GET job/{id}): the head is inserted in front of it.
-    std::string head;
-    WriteHead(head, call, reply, cluster_name);
-    jobs.insert(0, head);
-  }
-  jobs.append("]}");
-  r.body = std::move(jobs);
+  AdaptToVersion(reply.body, call.version);
+  WriteHead(r.body, call, reply, cluster_name);
   return r;
 }
 
@@ -346,35 +338,34 @@ SlurmResponse GetJobs(const Call& call, std::optional<std::string_view> raw_id) 
       return;
     }
     if (!out.errors.empty()) return;
+    std::vector<const Job*> live;
     if (raw_id) {
       const Job* job = w.FindSlurmJob(ci, pid.id);
       if (job == nullptr || !InLiveView(w, *job)) {
         out.errors.push_back(ErrorUnableToQueryJob(pid.id));
         return;
       }
-      JsonWriter jw(out.raw_jobs.emplace());
-      WriteJobInfo(jw, w, *job, call.version);
-      return;
+      live.push_back(job);
+    } else {
+      bool changed = !update_time.has_value();
+      for (const auto& [id, job] : w.jobs()) {
+        if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
+        if (!InLiveView(w, job)) continue;
+        live.push_back(&job);
+        if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
+      }
+      if (!changed) {
+        out.warnings.push_back(WarningNoJobChanges(*update_time));
+        return;
+      }
+      std::sort(live.begin(), live.end(),
+                [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
     }
-    std::vector<const Job*> live;
-    bool changed = !update_time.has_value();
-    for (const auto& [id, job] : w.jobs()) {
-      if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
-      if (!InLiveView(w, job)) continue;
-      live.push_back(&job);
-      if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
-    }
-    if (!changed) {
-      out.warnings.push_back(WarningNoJobChanges(*update_time));
-      return;
-    }
-    std::sort(live.begin(), live.end(),
-              [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
+    // The answer's head first, then the jobs, into one buffer that becomes the body as it is.
     std::string& raw = out.raw_jobs.emplace();
     ReserveLarge(raw, live.size() * 4800 + 4096);
     AdaptToVersion(out.body, call.version);
     WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
-    out.head_in_raw_jobs = true;
     for (size_t i = 0; i < live.size(); ++i) {
       if (i > 0) raw.push_back(',');
       JsonWriter jw(raw);

@@ -275,14 +275,29 @@ std::string IndexRanges(const std::vector<int>& v) {
 
 }  // namespace
 
+namespace {
+
+// The numbers the {set, infinite, number} time structs carry, shared by both forms below.
+int64_t EpochSeconds(TimeMs t) { return t <= 0 || t == kNever ? 0 : ToSeconds(t); }
+int64_t WholeMinutes(TimeMs t) { return t / (60 * kMsPerSecond); }
+
+// A value written by one of the Write* functions, as an nlohmann tree (the views that are still
+// trees: slurmdb records). One definition of each shape, not two.
+template <typename F>
+json AsTree(F&& write) {
+  std::string text;
+  JsonWriter w(text);
+  write(w);
+  return json::parse(text);
+}
+
+}  // namespace
+
 json NoVal(int64_t number) { return {{"set", true}, {"infinite", false}, {"number", number}}; }
 json NoValUnset() { return {{"set", false}, {"infinite", false}, {"number", 0}}; }
 json NoValInfinite() { return {{"set", false}, {"infinite", true}, {"number", 0}}; }
-json NoValTime(TimeMs t) { return NoVal(t <= 0 || t == kNever ? 0 : ToSeconds(t)); }
-json NoValMinutes(TimeMs t) {
-  if (t == kNever) return NoValInfinite();
-  return NoVal(t / (60 * kMsPerSecond));
-}
+json NoValTime(TimeMs t) { return NoVal(EpochSeconds(t)); }
+json NoValMinutes(TimeMs t) { return t == kNever ? NoValInfinite() : NoVal(WholeMinutes(t)); }
 
 void WriteNoVal(JsonWriter& w, int64_t number) {
   w.Raw("{\"set\":true,\"infinite\":false,\"number\":");
@@ -290,14 +305,12 @@ void WriteNoVal(JsonWriter& w, int64_t number) {
   w.AppendRaw("}");
 }
 void WriteNoValUnset(JsonWriter& w) { w.Raw("{\"set\":false,\"infinite\":false,\"number\":0}"); }
-void WriteNoValTime(JsonWriter& w, TimeMs t) {
-  WriteNoVal(w, t <= 0 || t == kNever ? 0 : ToSeconds(t));
-}
+void WriteNoValTime(JsonWriter& w, TimeMs t) { WriteNoVal(w, EpochSeconds(t)); }
 void WriteNoValMinutes(JsonWriter& w, TimeMs t) {
   if (t == kNever) {
     w.Raw("{\"set\":false,\"infinite\":true,\"number\":0}");
   } else {
-    WriteNoVal(w, t / (60 * kMsPerSecond));
+    WriteNoVal(w, WholeMinutes(t));
   }
 }
 
@@ -324,15 +337,6 @@ std::string_view SlurmBaseState(JobState s) {
       return "PREEMPTED";
   }
   return "PENDING";
-}
-
-json JobStateArray(const Job& job) {
-  if (job.state == JobState::kCompleting) {
-    JobState after =
-        job.after_completing == JobState::kCompleting ? JobState::kCompleted : job.after_completing;
-    return json::array({Base(SlurmBaseState(after)), "COMPLETING"});
-  }
-  return json::array({Base(SlurmBaseState(job.state))});
 }
 
 void WriteJobStateArray(JsonWriter& w, const Job& job) {
@@ -370,21 +374,6 @@ int ParseSignal(std::string_view text) {
   return -1;
 }
 
-json ExitCodeVerbose(int exit_code, int signal) {
-  json signal_obj = {{"id", NoValUnset()}, {"name", ""}};
-  if (signal > 0) {
-    signal_obj = {{"id", NoVal(signal)}, {"name", SignalName(signal)}};
-    return {
-        {"status", json::array({"SIGNALED"})}, {"return_code", NoVal(0)}, {"signal", signal_obj}};
-  }
-  if (exit_code != 0) {
-    return {{"status", json::array({"ERROR"})},
-            {"return_code", NoVal(exit_code)},
-            {"signal", signal_obj}};
-  }
-  return {{"status", json::array({"SUCCESS"})}, {"return_code", NoVal(0)}, {"signal", signal_obj}};
-}
-
 void WriteExitCodeVerbose(JsonWriter& w, int exit_code, int signal) {
   w.BeginObject();
   w.Key("status").BeginArray();
@@ -401,6 +390,14 @@ void WriteExitCodeVerbose(JsonWriter& w, int exit_code, int signal) {
   }
   w.EndObject();
   w.EndObject();
+}
+
+json JobStateArray(const Job& job) {
+  return AsTree([&](JsonWriter& w) { WriteJobStateArray(w, job); });
+}
+
+json ExitCodeVerbose(int exit_code, int signal) {
+  return AsTree([&](JsonWriter& w) { WriteExitCodeVerbose(w, exit_code, signal); });
 }
 
 std::string CompressHostlist(const std::vector<std::string>& names) { return HostList(names); }
