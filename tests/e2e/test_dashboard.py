@@ -234,6 +234,14 @@ def cloudru_submit(server, body):
     return json.loads(raw)["job_name"]
 
 
+def submit_and_advance(server, seconds, **fields):
+    """Submits a pytorch2 job in SR008, advances the clock, returns (name, control-API view)."""
+    name = cloudru_submit(server, dict({"base_image": IMAGE, "region": "SR008",
+                                        "type": "pytorch2"}, **fields))
+    server.advance(seconds)
+    return name, server.control("GET", "jobs/" + name)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -327,13 +335,10 @@ def main():
         check.eq(others, 12, "other tenants' GPUs are shown as such")
 
         server.advance(10)
-        shared_name = cloudru_submit(server, {
-            "base_image": IMAGE, "script": "/home/jovyan/training/model_train.py",
-            "region": "SR008", "instance_type": "a100.2gpu.32C.976G",
-            "queue_name": "shared-cluster", "type": "pytorch2", "n_workers": 2,
-            "job_desc": "4-GPU job on the shared cluster"})
-        server.advance(10)
-        shared = server.control("GET", "jobs/" + shared_name)
+        _, shared = submit_and_advance(
+            server, 10, script="/home/jovyan/training/model_train.py",
+            instance_type="a100.2gpu.32C.976G", queue_name="shared-cluster", n_workers=2,
+            job_desc="4-GPU job on the shared cluster")
         check.eq(shared["state"], "RUNNING", "the shared job runs (control API)")
 
         gpus = browser.wait_for(
@@ -351,13 +356,10 @@ def main():
 
         # ---- the owner's high-priority job preempts it --------------------------------------
         server.control("POST", "clock/set", {"time": shared_start_plus(server, 300)})
-        owner_name = cloudru_submit(server, {
-            "base_image": IMAGE, "script": "/home/jovyan/train.py", "region": "SR008",
-            "instance_type": "a100.2gpu.32C.976G", "allocation_name": "alloc-1",
-            "priority_class": "high", "type": "pytorch2", "n_workers": 1,
-            "job_desc": "alloc-1 owner needs its GPUs back"})
-        server.advance(1)
-        owner = server.control("GET", "jobs/" + owner_name)
+        owner_name, owner = submit_and_advance(
+            server, 1, script="/home/jovyan/train.py", instance_type="a100.2gpu.32C.976G",
+            allocation_name="alloc-1", priority_class="high", n_workers=1,
+            job_desc="alloc-1 owner needs its GPUs back")
         check.eq(owner["state"], "RUNNING", "the owner's job runs (control API)")
 
         row = browser.wait_for(
