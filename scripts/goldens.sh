@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden outputs of the headless commands: `schedemu run --format json` for every examples/*.json and
-# `schedemu replay examples/sample.swf --format json` (its machine-dependent figures, wall time and
-# peak RSS, removed). They pin the model's decisions: a refactor must leave them byte-identical.
+# `schedemu replay --format json` of examples/sample.swf and of tests/data/swf-gen-2000-seed7.swf
+# (2,000 jobs with 216 preemptions; made by `bench/swf_gen --jobs 2000 --seed 7`), their
+# machine-dependent figures (wall time, RSS) removed. They pin the model's decisions: a refactor must leave them byte-identical.
 #   scripts/goldens.sh record BINARY   rewrite tests/golden/ from BINARY
 #   scripts/goldens.sh check BINARY    compare BINARY's outputs with tests/golden/ (exit 1 on a diff)
 set -euo pipefail
@@ -17,14 +18,18 @@ for f in examples/*.json; do
   [ "$name" = scenario.schema ] && continue
   "$bin" run "$f" --format json >"$out/run-$name.json"
 done
-"$bin" replay examples/sample.swf --format json |
+strip_machine_figures() {
   /usr/bin/python3 -c '
 import json, sys
 report = json.load(sys.stdin)
-for key in ("wall_s", "peak_rss_kib", "baseline_rss_kib", "rss_bytes_per_job"):
+for key in ("wall_s", "peak_rss_kib", "baseline_rss_kib", "rss_bytes_per_job", "trace"):
     report.pop(key, None)
 json.dump(report, sys.stdout, indent=1, sort_keys=True)
-print()' >"$out/replay-sample.json"
+print()'
+}
+"$bin" replay examples/sample.swf --format json | strip_machine_figures >"$out/replay-sample.json"
+"$bin" replay tests/data/swf-gen-2000-seed7.swf --format json |
+  strip_machine_figures >"$out/replay-swf-gen-2000.json"
 
 case "$mode" in
   record)
