@@ -19,8 +19,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/control/state_file.h"
 #include "api/emulator.h"
+#include "api/headless/state_file.h"
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"

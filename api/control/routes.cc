@@ -1,6 +1,6 @@
 // Control plane /emulator/v1 (JSON) and /metrics (Prometheus text). Every handler is a free
 // function named after its operation; bad input answers 400 {"error": {"field", "message"}}.
-#include "api/control/routes.h"
+#include "api/room_routes.h"
 
 #include <memory>
 #include <variant>
@@ -8,11 +8,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/control/control_plane.h"
 #include "api/control/errors.h"
 #include "api/control/metrics.h"
 #include "api/control/views.h"
-#include "api/scenario/json_reader.h"
+#include "api/control_plane.h"
+#include "api/json_reader.h"
 #include "api/scenario/scenario.h"
 #include "scheduler/model_error.h"
 

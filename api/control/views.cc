@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "api/cloudru/common.h"
 #include "api/control/metrics.h"
-#include "api/scenario/json_reader.h"
+#include "api/json_reader.h"
 #include "api/scenario/scenario.h"
 #include "api/slurm/views.h"
 

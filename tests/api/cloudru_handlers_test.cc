@@ -9,9 +9,9 @@
 
 #include "api/cloudru/common.h"
 #include "api/cloudru/handlers.h"
-#include "api/cloudru/routes.h"
 #include "api/cloudru/validation.h"
 #include "api/emulator.h"
+#include "api/room_routes.h"
 #include "api/scenario/scenario.h"
 
 namespace schedemu::api::cloudru {

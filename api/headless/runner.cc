@@ -1,4 +1,4 @@
-#include "api/scenario/runner.h"
+#include "api/headless/runner.h"
 
 #include <algorithm>
 #include <fstream>
@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "api/control/control_plane.h"
 #include "api/control/views.h"
+#include "api/control_plane.h"
 #include "api/emulator.h"
+#include "api/headless/inproc.h"
 #include "api/routes.h"
-#include "api/scenario/inproc.h"
 #include "api/scenario/timeline.h"
 
 namespace schedemu::api {

@@ -1,4 +1,4 @@
-#include "api/control/control_plane.h"
+#include "api/control_plane.h"
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // server uses (longest prefix, then the first pattern; `before` hooks run; the group's not_found /
 // method_not_allowed answer otherwise). Used by the headless runner and the state-file replay so
 // a scenario's actions get precisely the API's behaviour.
-#ifndef SCHEDEMU_API_SCENARIO_INPROC_H_
-#define SCHEDEMU_API_SCENARIO_INPROC_H_
+#ifndef SCHEDEMU_API_HEADLESS_INPROC_H_
+#define SCHEDEMU_API_HEADLESS_INPROC_H_
 
 #include <map>
 #include <string>
@@ -28,4 +28,4 @@ class InProcessApi {
 
 }  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_SCENARIO_INPROC_H_
+#endif  // SCHEDEMU_API_HEADLESS_INPROC_H_

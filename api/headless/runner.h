@@ -4,8 +4,8 @@
 // faults, clock speed, behaviour rules), prints the event timeline (a table, or JSON lines),
 // checks the expectations and returns 0 only if all of them hold (and every action succeeded).
 // Output is a pure function of (file, seed): byte-identical run after run.
-#ifndef SCHEDEMU_API_SCENARIO_RUNNER_H_
-#define SCHEDEMU_API_SCENARIO_RUNNER_H_
+#ifndef SCHEDEMU_API_HEADLESS_RUNNER_H_
+#define SCHEDEMU_API_HEADLESS_RUNNER_H_
 
 #include <cstdint>
 #include <optional>
@@ -39,4 +39,4 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 }  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_SCENARIO_RUNNER_H_
+#endif  // SCHEDEMU_API_HEADLESS_RUNNER_H_

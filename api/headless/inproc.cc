@@ -1,4 +1,4 @@
-#include "api/scenario/inproc.h"
+#include "api/headless/inproc.h"
 
 #include <algorithm>
 #include <cctype>

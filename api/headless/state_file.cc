@@ -1,4 +1,4 @@
-#include "api/control/state_file.h"
+#include "api/headless/state_file.h"
 
 #include <cstdio>
 #include <fstream>
@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "api/control/control_plane.h"
+#include "api/control_plane.h"
+#include "api/headless/inproc.h"
 #include "api/routes.h"
-#include "api/scenario/inproc.h"
 #include "api/scenario/scenario.h"
 
 namespace schedemu::api {
@@ -20,47 +20,7 @@ namespace {
 
 constexpr int kStateFileVersion = 1;
 
-JournalEntry EntryFor(const HttpRequest& req, TimeMs at) {
-  JournalEntry e;
-  e.at = at;
-  e.method = req.method;
-  e.target = req.target.empty() ? req.path : req.target;
-  for (const auto& [k, v] : req.headers) {
-    if (k == "host" || k == "user-agent" || k == "content-length" || k == "connection" ||
-        k == "accept-encoding" || k == "accept") {
-      continue;
-    }
-    e.headers.emplace_back(k, v);
-  }
-  e.body = req.body;
-  return e;
-}
-
 }  // namespace
-
-void InstallJournal(std::vector<RouteGroup>& groups, Emulator& emu) {
-  if (!emu.options().journal_requests) return;
-  if (emu.control().BaseScenario().empty()) emu.control().SetBaseScenario(emu.scenario_text());
-  Emulator* e = &emu;
-  for (RouteGroup& g : groups) {
-    auto inner = g.before;
-    g.before = [inner, e](const HttpRequest& req,
-                          const Route& route) -> std::optional<HttpResponse> {
-      if (req.method != "GET" && req.method != "HEAD") {
-        TimeMs at = e->WithWorld([](World& w) { return w.now(); });
-        e->control().Journal(EntryFor(req, at));
-      }
-      return inner ? inner(req, route) : std::nullopt;
-    };
-  }
-}
-
-// Journals a GET that a fault rule counted (its counters and coin flips must replay too).
-void JournalCountedGet(Emulator& emu, const HttpRequest& req) {
-  if (!emu.options().journal_requests) return;
-  TimeMs at = emu.WithWorld([](World& w) { return w.now(); });
-  emu.control().Journal(EntryFor(req, at));
-}
 
 absl::Status SaveStateFile(Emulator& emu, const std::string& path) {
   json journal = json::array();

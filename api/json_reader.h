@@ -2,8 +2,8 @@
 // the control API. A JsonReader keeps the FIRST error (as a value) and turns every later read into
 // a no-op returning a default, so parsing code reads straight through and checks ok() at the end.
 // Objects are strict: Finish() reports the first key that was never read ("unknown field").
-#ifndef SCHEDEMU_API_SCENARIO_JSON_READER_H_
-#define SCHEDEMU_API_SCENARIO_JSON_READER_H_
+#ifndef SCHEDEMU_API_JSON_READER_H_
+#define SCHEDEMU_API_JSON_READER_H_
 
 #include <cstdint>
 #include <optional>
@@ -96,4 +96,4 @@ std::string FormatRfc3339(TimeMs t);
 
 }  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_SCENARIO_JSON_READER_H_
+#endif  // SCHEDEMU_API_JSON_READER_H_

@@ -1,4 +1,4 @@
-#include "api/scenario/json_reader.h"
+#include "api/json_reader.h"
 
 #include "api/json_limits.h"
 

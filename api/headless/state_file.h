@@ -2,23 +2,18 @@
 // (scenario, seed, requests), so the file holds the scenario the server started with, the seed,
 // the journal of every request that may have changed state (non-GET requests, and GETs a fault
 // rule counted) with the virtual time each was applied at, and the virtual time of the save.
-// Restoring replays the journal in-process on the manual clock and moves the result into the
-// live emulator: jobs, tokens, identifiers, timestamps, faults and snapshots are as before.
-#ifndef SCHEDEMU_API_CONTROL_STATE_FILE_H_
-#define SCHEDEMU_API_CONTROL_STATE_FILE_H_
+// Restoring replays the journal (kept by api/control/journal.h) in-process through every route
+// group on the manual clock and moves the result into the live emulator: jobs, tokens,
+// identifiers, timestamps, faults and snapshots are as before.
+#ifndef SCHEDEMU_API_HEADLESS_STATE_FILE_H_
+#define SCHEDEMU_API_HEADLESS_STATE_FILE_H_
 
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "api/emulator.h"
-#include "api/http.h"
 
 namespace schedemu::api {
-
-// Wraps every group's `before` so that state-changing requests are journaled (AllRouteGroups
-// calls it). Also records the emulator's current scenario as the journal's base when none is set.
-void InstallJournal(std::vector<RouteGroup>& groups, Emulator& emulator);
 
 // Writes the state file atomically (F.tmp, then rename over F).
 absl::Status SaveStateFile(Emulator& emulator, const std::string& path);
@@ -30,4 +25,4 @@ absl::Status RestoreStateFile(Emulator& emulator, const std::string& path);
 
 }  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_CONTROL_STATE_FILE_H_
+#endif  // SCHEDEMU_API_HEADLESS_STATE_FILE_H_

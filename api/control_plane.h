@@ -2,9 +2,11 @@
 // so a fault's coin flips never perturb the world's identifiers) and named snapshots of the
 // world, plus the request journal behind `serve --state-file`. One per Emulator
 // (Emulator::control()); thread-safe. Lock order: its mutex may be taken while the world lock is
-// held, never the other way round (it never calls into the world).
-#ifndef SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
-#define SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
+// held, never the other way round (it never calls into the world). It sits in the api common
+// layer because the Emulator owns it and both scenario files and the control API read fault
+// rules with ReadFaultRule.
+#ifndef SCHEDEMU_API_CONTROL_PLANE_H_
+#define SCHEDEMU_API_CONTROL_PLANE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -17,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
-#include "api/scenario/json_reader.h"
+#include "api/json_reader.h"
 #include "scheduler/rng.h"
 #include "scheduler/world.h"
 
@@ -118,4 +120,4 @@ class ControlPlane {
 
 }  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_CONTROL_CONTROL_PLANE_H_
+#endif  // SCHEDEMU_API_CONTROL_PLANE_H_
