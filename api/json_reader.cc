@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
+#include "api/time_format.h"
 #include "scheduler/behaviour.h"
 
 namespace schedemu::api {
@@ -205,26 +205,13 @@ std::optional<TimeMs> DurationFromJson(const json& v) {
   return std::nullopt;
 }
 
-std::optional<TimeMs> ParseRfc3339(std::string_view s) {
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, std::string(s), &t, &err)) return std::nullopt;
-  return absl::ToUnixMillis(t);
-}
-
-std::string FormatRfc3339(TimeMs t) {
-  absl::Time at = absl::FromUnixMillis(t);
-  if (t % 1000 == 0) return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", at, absl::UTCTimeZone());
-}
-
 std::optional<TimeMs> TimeFromJson(const json& v) {
   if (v.is_number()) {
     double s = v.get<double>();
     if (!(s >= 0) || s > 1e11) return std::nullopt;
     return static_cast<TimeMs>(std::llround(s * 1000));
   }
-  if (v.is_string()) return ParseRfc3339(v.get<std::string>());
+  if (v.is_string()) return ParseRfc3339Strict(v.get<std::string>());
   return std::nullopt;
 }
 

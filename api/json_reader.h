@@ -89,10 +89,6 @@ class JsonObjectReader {
 // Value conversions usable outside readers.
 std::optional<TimeMs> DurationFromJson(const nlohmann::json& v);
 std::optional<TimeMs> TimeFromJson(const nlohmann::json& v);
-// RFC 3339 ("2026-01-01T00:00:00Z", fractional seconds and offsets allowed).
-std::optional<TimeMs> ParseRfc3339(std::string_view s);
-// "2026-01-01T00:00:00Z" (".123" added when there are milliseconds).
-std::string FormatRfc3339(TimeMs t);
 
 }  // namespace schedemu::api
 

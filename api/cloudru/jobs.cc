@@ -313,7 +313,7 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
   for (const char* key : {"start_date", "end_date"}) {
     std::optional<std::string> s = q.Str(key);
     if (!s) continue;
-    std::optional<TimeMs> t = ParseRfc3339(*s);
+    std::optional<TimeMs> t = ParseRfc3339Lenient(*s);
     if (!t) {
       issues.Add(Json::array({"query", key}),
                  absl::StrCat("Value error, Invalid isoformat string: '", *s, "'"), "value_error",

@@ -251,7 +251,7 @@ Json Metric(double current, double available, double all, const std::string& ts)
 
 // {"cpu","gpu","ram","nodes_status"} of an allocation; "current" is what is in use.
 Json ResourcesJson(const World& w, const Allocation& a) {
-  std::string ts = Rfc3339(w.now());
+  std::string ts = FormatRfc3339Seconds(w.now());
   double cpu_all = 0, cpu_used = 0, ram_all = 0, ram_used = 0;
   int nodes_up = 0;
   for (NodeIndex n : a.nodes) {
@@ -688,7 +688,7 @@ HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
   for (const char* key : {"created_at_from", "created_at_to"}) {
     std::optional<std::string> s = q.Str(key);
     if (!s) continue;
-    std::optional<TimeMs> t = ParseRfc3339(*s);
+    std::optional<TimeMs> t = ParseRfc3339Lenient(*s);
     if (!t) {
       issues.Add(Json::array({"query", key}),
                  "Input should be a valid datetime or date, invalid character in year",
@@ -770,7 +770,7 @@ HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
       e["n_workers"] = job.request.workers;
       e["gpu_count"] = job.TotalGpus();
       e["unschedulable_worker_count"] = job.request.workers;
-      e["created_at"] = Rfc3339(job.created_at);
+      e["created_at"] = FormatRfc3339Seconds(job.created_at);
       list.push_back(std::move(e));
     }
     Json o = Json::object();

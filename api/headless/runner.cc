@@ -15,6 +15,7 @@
 #include "api/headless/inproc.h"
 #include "api/routes.h"
 #include "api/scenario/timeline.h"
+#include "api/time_format.h"
 
 namespace schedemu::api {
 
@@ -98,7 +99,7 @@ class Runner {
  private:
   // ---- output ----
   void Header() {
-    std::string start = FormatRfc3339(start_);
+    std::string start = FormatRfc3339Millis(start_);
     uint64_t seed = emu_->WithWorld([](World& w) { return w.config().seed; });
     if (Json()) {
       OJson h{{"type", "scenario"},
@@ -483,7 +484,7 @@ class Runner {
           "%s: %d/%d expectations passed, %d failed actions%s, ended at %s (%s)\n",
           ok ? "OK" : "FAILED", expectations_ - failed_expectations_, expectations_, failures_,
           skipped ? absl::StrCat(", ", skipped, " steps after --until skipped") : "",
-          Offset(end - start_), FormatRfc3339(end));
+          Offset(end - start_), FormatRfc3339Millis(end));
     }
     return ok ? 0 : 1;
   }

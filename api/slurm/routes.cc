@@ -1,5 +1,7 @@
 // The direct slurmrestd-compatible listener: /slurm/... and /slurmdb/... with slurmrestd's
-// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers.
+// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers. The routes are slurmrestd's operations
+// (SlurmRoutes() in handlers.h); a path or method it does not serve gets slurmrestd's own text
+// answer, after authentication like any other request.
 //
 // Authentication: X-SLURM-USER-TOKEN must be a token of a scenario principal (its static token,
 // e.g. "demo-token", or an unexpired token minted for its e-mail by the OAuth endpoint) and
@@ -10,14 +12,12 @@
 #include "api/slurm/routes.h"
 
 #include "absl/strings/str_cat.h"
-#include "api/slurm/absl_compat.h"
+#include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/handlers.h"
-#include "api/vertex/principals.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
-
-using slurm::AV;
 
 namespace {
 
@@ -30,7 +30,9 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
   return out;
 }
 
-HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
+// Authenticates the request and serves it: by `route` when the router matched one, else by
+// slurmrestd's own reading of the path (its 404 / 405 answers).
+HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
   std::optional<std::string_view> user = req.Header("x-slurm-user-name");
   std::optional<std::string_view> token = req.Header("x-slurm-user-token");
   std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
@@ -39,8 +41,8 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
   bool cluster_ok = true;
   if (user && token && !user->empty() && !token->empty()) {
     emu.WithWorld([&](World& w) {
-      vertex::ResolvedPrincipal p = vertex::ResolveBearerToken(w, *token);
-      authenticated = p.check == vertex::TokenCheck::kOk && p.principal->linux_user == *user;
+      ResolvedPrincipal p = ResolveBearerToken(w, *token);
+      authenticated = p.check == TokenCheck::kOk && p.principal->linux_user == *user;
       if (!authenticated || !cluster_header) return;
       cluster_ok = false;
       for (const SlurmCluster& c : w.clusters()) {
@@ -69,20 +71,24 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
   sreq.user = std::string(*user);
   sreq.cluster = cluster;
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
-  return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
+  if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
+  return ToHttp(slurm::HandleRoutedSlurmRequest(emu, *route, req.params, sreq));
 }
 
 RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
   RouteGroup g;
   g.dialect = "slurm";
   g.prefix = prefix;
-  auto handler = [&emu](const HttpRequest& r) { return Direct(emu, r); };
-  for (const char* method : {"GET", "POST", "DELETE"}) {
-    g.routes.push_back({method, "{path...}", handler,
-                        absl::StrCat(prefix == "/slurm" ? "slurm." : "slurmdb.", method)});
+  const std::string under = prefix + "/";
+  for (const slurm::SlurmRoute& route : slurm::SlurmRoutes()) {
+    if (!route.pattern.starts_with(under)) continue;
+    g.routes.push_back({std::string(route.method), std::string(route.pattern),
+                        [&emu, &route](const HttpRequest& r) { return Direct(emu, r, &route); },
+                        std::string(route.name)});
   }
-  g.not_found = handler;
-  g.method_not_allowed = handler;
+  auto unserved = [&emu](const HttpRequest& r) { return Direct(emu, r, nullptr); };
+  g.not_found = unserved;
+  g.method_not_allowed = unserved;
   return g;
 }
 

@@ -1,13 +1,10 @@
-#include "api/vertex/principals.h"
+#include "api/principals.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "api/slurm/absl_compat.h"
+#include "scheduler/absl_compat.h"
 
-namespace schedemu::api::vertex {
-
-using slurm::AV;
-using slurm::SV;
+namespace schedemu::api {
 
 const PrincipalConfig* FindPrincipalByEmail(const World& world, std::string_view email) {
   if (email.empty()) return nullptr;
@@ -49,4 +46,4 @@ std::optional<std::string_view> BearerToken(std::optional<std::string_view> auth
   return v;
 }
 
-}  // namespace schedemu::api::vertex
+}  // namespace schedemu::api

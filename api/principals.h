@@ -1,14 +1,16 @@
-// Who is calling: bearer tokens (static scenario tokens or tokens minted by the OAuth endpoint)
-// resolved to a scenario principal (e-mail, Linux user, projects). Call with the lock held.
-#ifndef SCHEDEMU_API_VERTEX_PRINCIPALS_H_
-#define SCHEDEMU_API_VERTEX_PRINCIPALS_H_
+// Who is calling the Google-style and Slurm endpoints: bearer tokens (static scenario tokens or
+// tokens minted by the OAuth endpoint) resolved to a scenario principal (e-mail, Linux user,
+// projects). Used by the Vertex envelope and the direct slurmrestd listener. Call with the lock
+// held.
+#ifndef SCHEDEMU_API_PRINCIPALS_H_
+#define SCHEDEMU_API_PRINCIPALS_H_
 
 #include <optional>
 #include <string_view>
 
 #include "scheduler/world.h"
 
-namespace schedemu::api::vertex {
+namespace schedemu::api {
 
 enum class TokenCheck { kOk, kUnknown, kExpired };
 
@@ -27,6 +29,6 @@ const PrincipalConfig* FindPrincipalByEmail(const World& world, std::string_view
 // "Bearer <token>" (scheme case-insensitive) -> token; nullopt when absent/other scheme.
 std::optional<std::string_view> BearerToken(std::optional<std::string_view> authorization);
 
-}  // namespace schedemu::api::vertex
+}  // namespace schedemu::api
 
-#endif  // SCHEDEMU_API_VERTEX_PRINCIPALS_H_
+#endif  // SCHEDEMU_API_PRINCIPALS_H_
