@@ -1,7 +1,11 @@
 // The scheduler model: one World holds regions, allocations, nodes, queues, workspaces, Slurm
-// clusters, partitions, users and jobs, an event queue keyed by virtual time and the event log.
+// clusters, partitions, users and jobs, a timer queue keyed by virtual time and the event log.
 // A World is a plain value: copying it is a snapshot. Not thread-safe: the server serialises
 // access (one mutex); nothing here blocks, sleeps or reads the wall clock.
+//
+// This is the header the api layer includes. The model's types are in scheduler/config.h and
+// scheduler/model.h, the rooms that implement World in scheduler/*.cc (floor plan:
+// scheduler/README.md).
 #ifndef SCHEDEMU_SCHEDULER_WORLD_H_
 #define SCHEDEMU_SCHEDULER_WORLD_H_
 
@@ -13,371 +17,23 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "scheduler/behaviour.h"
 #include "scheduler/clock.h"
+#include "scheduler/config.h"
+#include "scheduler/hostlist.h"
+#include "scheduler/indexes.h"
 #include "scheduler/instance_type.h"
+#include "scheduler/model.h"
 #include "scheduler/rng.h"
+#include "scheduler/timers.h"
 #include "scheduler/types.h"
 
 namespace schedemu {
-
-// ---------------------------------------------------------------------------------------------
-// Configuration: what a scenario file describes (the api/scenario loader fills it from JSON).
-// ---------------------------------------------------------------------------------------------
-
-struct ServiceAccountConfig {
-  std::string client_id;
-  std::string client_secret;
-  std::string email;   // e.g. "demo-client@demo.iam"; used as job_author
-  bool admin = false;  // workspace admin: may assign/unassign the shared-cluster queue
-};
-
-struct WorkspaceConfig {
-  std::string id;  // UUID
-  std::string name;
-  std::string namespace_name;  // "ai0001011-03548"-style
-  std::string api_key;         // x-api-key
-  std::vector<ServiceAccountConfig> service_accounts;
-  std::vector<std::string> allocations;  // allocation names the workspace is bound to
-  // Regions whose shared-cluster queue the workspace is assigned to at start.
-  std::vector<std::string> shared_cluster_regions;
-  int gpu_limit = -1;  // -1 = unlimited; otherwise max GPUs held+requested by active jobs
-};
-
-struct QueueConfig {
-  std::string id;  // UUID
-  std::string name;
-  std::string description;
-  QueueType type = QueueType::kDefault;
-  // Accepted priority classes; empty = the defaults (low, medium, high).
-  std::vector<std::string> priorities;
-  std::string default_priority = "medium";
-};
-
-struct AllocationConfig {
-  std::string id;  // UUID
-  std::string name;
-  std::string description;
-  std::string region;
-  std::string node_instance_type;  // key describing a whole node, e.g. "a100.8gpu.96C.1456G"
-  std::vector<std::string> node_names;
-  std::vector<std::string> instance_types;  // keys jobs may request in this allocation
-  bool in_shared_cluster = false;           // its free GPUs feed the region's shared queue
-  std::vector<QueueConfig> queues;          // first of type default is the default queue
-  double price_per_gpu_hour = 0;            // 0 = no cost reported ("0")
-};
-
-struct RegionConfig {
-  std::string key;              // "SR008"
-  std::string shared_queue_id;  // UUID of the region's shared-cluster queue ("" = none)
-  std::string shared_queue_name = "shared-cluster";
-};
-
-struct PartitionConfig {
-  std::string name;
-  std::vector<std::string> nodes;  // node names of the cluster
-  int priority_tier = 1;
-  PreemptMode preempt_mode = PreemptMode::kOff;
-  bool is_default = false;
-  TimeMs max_time = kNever;      // kNever = UNLIMITED
-  TimeMs default_time = kNever;  // used when a job gives no time limit
-  TimeMs grace_time = 0;
-};
-
-struct SlurmNodeConfig {
-  std::string name;
-  int gpus = 8;
-  std::string gpu_type = "h100";
-  int cpus = 64;
-  int64_t memory_mb = 1024 * 1024;
-};
-
-struct SlurmUserConfig {
-  std::string name;
-  int uid = 1000;
-  int gid = 1000;
-  std::string account = "default";
-};
-
-struct SlurmClusterConfig {
-  std::string project;                         // "demo-project"
-  std::string location;                        // "us-central1"
-  std::string name;                            // "demo-cluster"
-  std::string slurm_cluster_name = "cluster";  // meta.slurm.cluster
-  std::vector<SlurmNodeConfig> nodes;
-  std::vector<PartitionConfig> partitions;
-  std::vector<SlurmUserConfig> users;
-  int64_t first_job_id = 1;
-  TimeMs requeue_delay = FromSeconds(120);  // BeginTime after a requeue (cred_expire)
-  TimeMs epilog_time = FromSeconds(1);      // COMPLETING duration
-  TimeMs min_job_age = FromSeconds(300);    // finished jobs leave the live view after this
-  // "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster"
-  std::string ResourceName() const;
-};
-
-// A principal of the Vertex envelope: a static bearer token and/or an e-mail (service account or
-// user; the OAuth token endpoint mints tokens for it).
-struct PrincipalConfig {
-  std::string email;
-  std::string token;                  // static bearer token ("" = none)
-  std::vector<std::string> projects;  // projects it has access to
-  std::string linux_user;             // Slurm user its jobs run as
-  std::string role = "roles/aiplatform.user";
-};
-
-struct WorldConfig {
-  TimeMs start_time = FromSeconds(1767225600);  // 2026-01-01T00:00:00Z
-  uint64_t seed = 42;
-  std::vector<RegionConfig> regions;
-  std::vector<AllocationConfig> allocations;
-  std::vector<WorkspaceConfig> workspaces;
-  std::vector<SlurmClusterConfig> clusters;
-  std::vector<PrincipalConfig> principals;
-  std::vector<BehaviourRule> behaviour_rules;
-  BehaviourSpec default_behaviour;                 // runtime default 60 s, exit 0 when unset
-  TimeMs cloudru_restart_delay = FromSeconds(10);  // Restarting -> Pending
-  TimeMs token_lifetime = FromSeconds(3600);
-  int max_pending_scan = 500;  // pending jobs examined past the first blocked one per pass
-};
-
-// ---------------------------------------------------------------------------------------------
-// Live world.
-// ---------------------------------------------------------------------------------------------
-
-using NodeIndex = int;
-
-struct Node {
-  NodeIndex index = -1;
-  std::string name;
-  std::string gpu_model;
-  int cpus = 0;
-  int64_t ram_mb = 0;
-  NodeState state = NodeState::kUp;
-  std::string state_reason;      // why down/drained
-  std::vector<JobId> gpu_owner;  // one entry per GPU: kNoJob free, kOtherTenant taken, else job
-  int cpus_used = 0;
-  // Exactly one of these is set.
-  int allocation = -1;  // index into World::allocations()
-  int cluster = -1;     // index into World::clusters()
-
-  // Added: GPUs with owner kNoJob, whatever the node state (kept by the world, O(1)).
-  int free_gpus = 0;
-  // Added: RemoveNode() keeps the index stable and marks the node removed (and down).
-  bool removed = false;
-
-  int gpus() const { return static_cast<int>(gpu_owner.size()); }
-  int FreeGpus() const;  // free and usable now (0 when down/drained)
-  int FreeCpus() const { return cpus - cpus_used; }
-};
-
-struct Allocation {
-  AllocationConfig config;
-  std::vector<NodeIndex> nodes;
-  int node_gpus = 0;                   // GPUs per node
-  std::string node_gpu_model;          // Added: GPU model of its nodes ("a100")
-  int node_cpus = 0;                   // Added: CPUs per node
-  std::vector<std::string> queue_ids;  // its own queues
-  std::set<std::string> workspaces;    // workspace ids bound to it
-};
-
-struct Queue {
-  QueueConfig config;
-  std::string region;
-  int allocation = -1;  // -1 for the shared-cluster queue
-};
-
-struct Region {
-  RegionConfig config;
-  std::set<std::string> shared_workspaces;  // workspace ids assigned to the shared queue
-};
-
-struct Workspace {
-  WorkspaceConfig config;
-};
-
-struct Partition {
-  PartitionConfig config;
-  std::vector<NodeIndex> nodes;
-};
-
-struct SlurmCluster {
-  SlurmClusterConfig config;
-  std::vector<NodeIndex> nodes;
-  std::vector<Partition> partitions;
-  int64_t next_job_id = 1;
-};
-
-// A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
-struct Token {
-  std::string token;
-  Dialect dialect = Dialect::kCloudRu;
-  std::string subject;    // Cloud.ru: client_id; Vertex: principal e-mail
-  std::string workspace;  // Cloud.ru: workspace id of the service account
-  TimeMs issued_at = 0;
-  TimeMs expires_at = 0;
-};
-
-// Where one worker (Cloud.ru) or one node's share (Slurm) of a job sits.
-struct WorkerPlacement {
-  NodeIndex node = -1;
-  std::vector<int> gpus;  // GPU indices on the node
-  int cpus = 0;
-};
-
-struct Preemption {
-  JobId by = kNoJob;        // kNoJob when preempted by the control API / other tenants
-  std::string by_name;      // preemptor's name (job_name, Slurm id as string, "other-tenants")
-  std::string by_priority;  // Cloud.ru priority class of the preemptor, "" for Slurm
-  TimeMs at = 0;
-};
-
-// One run of a job (Slurm accounting: one record per run; Cloud.ru: try).
-struct JobRun {
-  int number = 0;          // 0-based
-  TimeMs submit_time = 0;  // Slurm: reset to the requeue time for a requeued run
-  TimeMs eligible_time = 0;
-  TimeMs start_time = 0;                    // 0 = never started
-  TimeMs end_time = 0;                      // 0 = not ended
-  JobState end_state = JobState::kPending;  // final state of this run (kPending while open)
-  int exit_code = 0;
-  int signal = 0;
-  std::vector<WorkerPlacement> placement;
-  std::string reason;  // Slurm reason at the end of the run
-};
-
-// What a client asked for, independent of dialect.
-struct JobRequest {
-  Dialect dialect = Dialect::kCloudRu;
-  std::string name;    // Slurm job name; Cloud.ru: ignored (the world names it)
-  std::string tenant;  // workspace id (Cloud.ru) / Linux user (Slurm)
-  std::string author;  // Cloud.ru job_author (service account e-mail)
-  // Cloud.ru
-  std::string region;
-  std::string allocation_name;  // "" = workspace default allocation (not for shared)
-  std::string queue_name;       // "" = allocation default; "shared-cluster" = shared queue
-  std::string instance_type;
-  std::string priority_class;  // "" = queue default
-  std::string job_type = "binary";
-  int max_retry = 0;  // 0 = no restarts
-  // Slurm
-  std::string cluster;    // SlurmClusterConfig::ResourceName()
-  std::string partition;  // "" = default partition
-  bool requeue = true;
-  bool hold = false;
-  TimeMs begin_time = 0;
-  std::vector<std::string> required_nodes, excluded_nodes;
-  // Both
-  int workers = 1;          // Cloud.ru n_workers; Slurm node count
-  int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
-  int cpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm tasks_per_node*cpus_per_task
-  TimeMs time_limit = kNever;                            // Slurm time_limit; Cloud.ru stop_timer
-  std::vector<std::pair<std::string, std::string>> env;  // environment (hints read from here)
-  std::string script;
-  // Opaque dialect-specific submitted parameters (the api stores its JSON text here and reads it
-  // back; the model never parses it).
-  std::string spec;
-};
-
-struct Job {
-  JobId id = kNoJob;
-  JobRequest request;
-  // Identity
-  std::string name;  // Cloud.ru job_name "lm-mpi-job-<uuid4>"; Slurm job name
-  std::string uid;   // UUID
-  int64_t slurm_job_id = 0;
-  int cluster = -1;     // Slurm cluster index
-  int partition = -1;   // Slurm partition index within the cluster
-  int queue = -1;       // Cloud.ru queue index (World::queues())
-  int allocation = -1;  // Cloud.ru allocation index; -1 for shared jobs
-  std::string region;
-  std::string instance_type;
-  std::string priority_class;  // resolved (Cloud.ru), "" for Slurm
-  int priority_rank = 0;       // higher preempts lower (see Priority* functions)
-  bool preemptible = true;
-  // State
-  JobState state = JobState::kPending;
-  JobState after_completing = JobState::kCompleted;  // valid while kCompleting
-  std::string reason = "None";                       // Slurm state_reason
-  bool held = false;
-  TimeMs created_at = 0;  // first submit
-  TimeMs pending_at = 0;
-  TimeMs running_at = 0;    // current/last run start (0 = never)
-  TimeMs completed_at = 0;  // terminal time (0 = not terminal)
-  TimeMs updated_at = 0;    // last state change
-  int restart_count = 0;    // Cloud.ru retry_count / Slurm restart_cnt
-  int exit_code = 0;
-  int signal = 0;
-  Behaviour behaviour;
-  std::vector<WorkerPlacement> placement;  // current run's placement (empty when not running)
-  std::vector<Preemption> preemptions;
-  std::vector<JobRun> runs;  // every run, the open one last
-  uint64_t generation = 0;   // bumps on every start/stop; stale events are ignored
-  int64_t queue_seq = 0;     // tie-breaker for ordering (submit order)
-  // ---- Added ----
-  // Effective time limit: Slurm request/#SBATCH --time, else partition DefaultTime, else MaxTime;
-  // Cloud.ru stop_timer. kNever = unlimited.
-  TimeMs time_limit = kNever;
-  // Running: start + time_limit (kNever when unlimited); Slurm "expected end".
-  TimeMs expected_end = kNever;
-  // kCompleting: when the epilog ends and the job reaches `after_completing`.
-  TimeMs completing_until = 0;
-  // Slurm MinJobAge: a terminal job leaves the live view (slurmrestd GET /job answers "unknown")
-  // `min_job_age` after it became terminal. FindSlurmJob still returns it (for slurmdb
-  // accounting); the live view must skip jobs with purged == true.
-  bool purged = false;
-  TimeMs purge_at = 0;  // 0 = not scheduled
-
-  int TotalGpus() const { return request.workers * request.gpus_per_worker; }
-  const JobRun& CurrentRun() const { return runs.back(); }
-};
-
-enum class EventKind {
-  kSubmitted,
-  kStarted,
-  kFinished,   // any end of a run: detail "state"
-  kPreempted,  // detail "by"
-  kRequeued,
-  kRestarting,
-  kCancelled,
-  kHeld,
-  kReleased,
-  kNodeDown,
-  kNodeUp,
-  kNodeDrain,
-  kNodeAdded,
-  kNodeRemoved,
-  kGpusTaken,
-  kGpusReturned,
-  kSharedAssigned,
-  kSharedUnassigned,
-  kClock,       // clock set / speed change
-  kFaultFired,  // recorded by the api layer through RecordEvent
-  kPurged,      // left the live view (MinJobAge)
-  kNote,
-};
-std::string_view EventKindName(EventKind k);  // "submitted", "started", ...
-
-struct Event {
-  int64_t seq = 0;  // 1-based, dense
-  TimeMs time = 0;
-  EventKind kind = EventKind::kNote;
-  JobId job = kNoJob;
-  std::string subject;  // job name / node name / workspace...
-  // Ordered key/value details (placement "alloc-1/node-0:gpu0-1", state, by, exit_code...).
-  std::vector<std::pair<std::string, std::string>> details;
-};
-
-// Priority ranks. Cloud.ru: shared-low 1 < shared-medium 2 < low 10 < medium 20 < high 30.
-// Slurm: the partition's PriorityTier * 100.
-int CloudRuPriorityRank(std::string_view priority_class);  // -1 when unknown
-
-// Added: Slurm hostlist compression: {"a3-00",...,"a3-07","b1"} -> "a3-0[0-7],b1"; keeps the
-// first-seen order of prefixes.
-std::string HostList(const std::vector<std::string>& names);
 
 class World {
  public:
@@ -439,15 +95,15 @@ class World {
   // Every pending job's QueuePosition at once, in one walk of the pending orders (O(pending)):
   // what views listing many jobs use.
   std::map<JobId, int> QueuePositions() const;
-  // Added: node names of the job's current placement (distinct, placement order) and the
+  // Node names of the job's current placement (distinct, placement order) and the
   // placement as a string ("alloc-1/node-a:0-1,alloc-2/node-c:0-1" / Slurm hostlist "a3-0[0-7]").
   std::vector<std::string> JobNodeNames(const Job& job) const;
   std::string PlacementString(const Job& job) const;
-  // Added: runs the scheduling pass now if one is due (submits and capacity changes only mark the
+  // Runs the scheduling pass now if one is due (submits and capacity changes only mark the
   // world dirty; AdvanceTo/Sync run the pass). Slurm jobs show reason "None" until it ran.
   void RunSchedulingPass();
-  // Added: number of jobs that are pending, running, completing or restarting.
-  int64_t ActiveJobs() const { return active_jobs_; }
+  // Number of jobs that are pending, running, completing or restarting.
+  int64_t ActiveJobs() const { return ix_.active_jobs; }
   // Output lines a job's runs have printed up to now (every run, in order), with absolute time.
   std::vector<std::pair<TimeMs, std::string>> OutputSoFar(const Job& job) const;
 
@@ -495,10 +151,10 @@ class World {
   // ---- events ----
   const std::vector<Event>& events() const { return events_; }
   std::vector<Event> EventsSince(int64_t seq) const;  // seq > since
-  // Added: events emitted so far, stored or not (== events().size() with the default retention).
+  // Events emitted so far, stored or not (== events().size() with the default retention).
   int64_t events_emitted() const { return events_emitted_; }
 
-  // ---- retention (added; opt-in, for long headless runs such as `schedemu replay`) ----
+  // ---- retention (opt-in, for long headless runs such as `schedemu replay`) ----
   // By default (what the server uses) the world keeps every job in jobs() and every event in
   // events(), and nothing below changes its behaviour. Scheduling is the same under any setting.
   //  - keep_event_log = false: events are counted (events_emitted()) but not stored; events()
@@ -533,17 +189,22 @@ class World {
 
  private:
   World() = default;
-  // (implementation detail; see world.cc and the scheduler/*.cc files)
-  struct TimedEvent {
-    TimeMs time;
-    int64_t seq;
-    int kind;
-    JobId job;
-    uint64_t generation;
-    bool operator<(const TimedEvent& o) const {
-      return time != o.time ? time < o.time : seq < o.seq;
-    }
-  };
+
+  // The rooms that implement the model (scheduler/world_internal.h, scheduler/README.md).
+  friend struct EventLog;           // event_log.cc: the event log
+  friend struct JobIndexes;         // indexes.cc: job store, pending and running sets
+  friend struct Pools;              // pools.cc: free-GPU pools, node creation, capacity
+  friend struct Placement;          // placement.cc: where a job fits
+  friend struct Lifecycle;          // lifecycle.cc: start, release, end of a job
+  friend struct SlurmLifecycle;     // slurm_lifecycle.cc: Slurm run ends, epilog, requeue
+  friend struct CloudRuLifecycle;   // cloudru_lifecycle.cc: Cloud.ru run ends, restarts
+  friend struct PreemptionPlanner;  // preemption.cc: choosing victims
+  friend struct Scheduling;         // pass.cc: the scheduling pass of an instant
+  friend struct CloudRuPass;        // cloudru_pass.cc: greedy Cloud.ru pass
+  friend struct SlurmBackfill;      // slurm_backfill.cc: Slurm EASY backfill pass
+  friend struct Timers;             // timers.cc: timers firing
+  friend struct Submission;         // submit.cc: new jobs and their behaviour
+  friend struct ControlOps;         // control_nodes.cc, control_jobs.cc: control plane
 
   WorldConfig config_;
   Clock clock_;
@@ -555,91 +216,19 @@ class World {
   std::vector<Region> regions_;
   std::vector<Workspace> workspaces_;
   std::vector<SlurmCluster> clusters_;
-  // The jobs, with pointers by id (ids are dense from 1) for O(1) lookups on the scheduling hot
-  // paths. The pointers point into the map (std::map nodes are stable); a copy (snapshot)
-  // re-indexes its own nodes, a move keeps them (the nodes move along).
-  struct JobStore : std::map<JobId, Job> {
-    std::vector<Job*> by_id;  // nullptr: no such job (or released)
-    JobStore() = default;
-    JobStore(const JobStore& o) : std::map<JobId, Job>(o) { Reindex(); }
-    JobStore& operator=(const JobStore& o) {
-      if (this != &o) {
-        std::map<JobId, Job>::operator=(o);
-        Reindex();
-      }
-      return *this;
-    }
-    JobStore(JobStore&&) = default;
-    JobStore& operator=(JobStore&&) = default;
-    void Reindex() {
-      by_id.assign(empty() ? 0 : rbegin()->first + 1, nullptr);
-      for (auto& [id, job] : *this) by_id[id] = &job;
-    }
-  };
   JobStore jobs_;
-  std::map<std::string, JobId, std::less<>> cloudru_names_;
-  std::map<std::pair<int, int64_t>, JobId> slurm_ids_;
   std::map<std::string, Token, std::less<>> tokens_;
   std::vector<BehaviourRule> rules_;
   int64_t next_rule_ = 1;
-  std::set<TimedEvent> timers_;
-  int64_t next_timer_seq_ = 1;
+  TimerQueue timers_;
   std::vector<Event> events_;
   int64_t events_emitted_ = 0;
   Retention retention_;
-  std::vector<JobId> released_;  // terminal jobs to erase at the next pass (keep_terminal_jobs)
   Counters counters_;
   JobId next_job_ = 1;
   int64_t next_queue_seq_ = 1;
   bool dirty_ = false;  // a scheduling pass is due
-
-  // Control-plane operations without the trailing scheduling pass (the public ones run it).
-  absl::Status SetNodeStateUnscheduled(std::string_view node, NodeState state, std::string reason);
-  absl::Status AddNodeUnscheduled(std::string_view allocation_or_cluster, std::string node_name);
-  absl::Status RemoveNodeUnscheduled(std::string_view node);
-  absl::Status TakeGpusUnscheduled(std::string_view allocation, int count);
-  absl::Status ReturnGpusUnscheduled(std::string_view allocation, int count);
-  absl::Status PreemptJobNowUnscheduled(JobId job);
-  absl::Status FailJobNowUnscheduled(JobId job, int exit_code);
-  absl::Status FinishJobNowUnscheduled(JobId job);
-  absl::Status HoldJobUnscheduled(JobId job);
-  absl::Status ReleaseJobUnscheduled(JobId job);
-
-  friend struct WorldImpl;  // world.cc: placement, preemption, passes, state machines
-  // Pending order key: rank desc, then queue_seq asc.
-  struct PendingKey {
-    int rank;
-    int64_t seq;
-    JobId id;
-    bool operator<(const PendingKey& o) const {
-      if (rank != o.rank) return rank > o.rank;
-      if (seq != o.seq) return seq < o.seq;
-      return id < o.id;
-    }
-  };
-  std::vector<std::set<PendingKey>> cloudru_pending_;  // per region: eligible pending jobs
-  std::vector<std::set<PendingKey>> slurm_pending_;    // per cluster: eligible, not held
-  // Per cluster: jobs that entered slurm_pending_ since the last pass (their reason None /
-  // BeginTime becomes Priority when the pass did not reach them).
-  std::vector<std::vector<JobId>> slurm_entered_;
-  // Placement pools: allocations first, then every partition of every cluster.
-  std::vector<std::set<std::pair<int, NodeIndex>>> pool_free_;  // (free GPUs, node), Up nodes
-  // Per pool: how many of pool_free_'s nodes have g free GPUs ([g]); bounds FindNodes in O(GPUs).
-  std::vector<std::vector<int>> pool_count_;
-  std::vector<std::vector<int>> node_pools_;  // per node: pools it is in
-  std::vector<int> partition_pool_base_;      // per cluster
-  // Per node: jobs with a worker on it (running/completing).
-  std::vector<std::set<JobId>> node_jobs_;
-  std::vector<JobId> node_reserved_;  // per node: Slurm preemptor waiting for victims' epilog
-  std::map<JobId, std::vector<NodeIndex>> reservations_;
-  std::map<std::string, int64_t, std::less<>> ws_active_gpus_;  // Cloud.ru gpu_limit accounting
-  int64_t active_jobs_ = 0;
-  int64_t purge_timers_ = 0;  // MinJobAge timers in timers_ (RunUntilIdle ignores them)
-  std::map<std::string, NodeIndex, std::less<>> node_by_name_;
-  // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id),
-  // and running/completing jobs by the time they release their resources.
-  std::vector<std::set<std::tuple<int, TimeMs, JobId>>> victims_by_rank_;
-  std::vector<std::set<std::pair<TimeMs, JobId>>> releases_;
+  WorldIndexes ix_;     // derived lookups (scheduler/indexes.h)
 };
 
 }  // namespace schedemu

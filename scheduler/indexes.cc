@@ -1,0 +1,73 @@
+// Upkeep of the job indexes of WorldIndexes (scheduler/indexes.h): the Cloud.ru name and Slurm id
+// maps when terminal jobs are released, the pending sets (per region / per cluster, in pending
+// order) and, per domain (regions first, then clusters), the running preemptible jobs and the
+// release times of running/completing jobs.
+#include "scheduler/world_internal.h"
+
+#include <set>
+
+namespace schedemu {
+
+void JobIndexes::ReleaseTerminalJobs(World& w) {
+  for (JobId id : w.ix_.released) {
+    auto it = w.jobs_.find(id);
+    if (it == w.jobs_.end()) continue;
+    const Job& j = it->second;
+    if (j.request.dialect == Dialect::kSlurm) {
+      w.ix_.slurm_ids.erase({j.cluster, j.slurm_job_id});
+    } else {
+      auto n = w.ix_.cloudru_names.find(j.name);
+      if (n != w.ix_.cloudru_names.end() && n->second == id) w.ix_.cloudru_names.erase(n);
+    }
+    if (id < w.jobs_.by_id.size()) w.jobs_.by_id[id] = nullptr;
+    w.jobs_.erase(it);
+  }
+  w.ix_.released.clear();
+}
+
+int JobIndexes::Domain(const World& w, const Job& j) {
+  if (j.request.dialect == Dialect::kSlurm) {
+    return static_cast<int>(w.regions_.size()) + j.cluster;
+  }
+  return w.FindRegion(j.region);
+}
+
+bool JobIndexes::VictimEligible(const World& w, const Job& j) {
+  if (!j.preemptible) return false;
+  if (j.request.dialect == Dialect::kSlurm) {
+    return w.clusters_[j.cluster].partitions[j.partition].config.preempt_mode != PreemptMode::kOff;
+  }
+  return true;
+}
+
+void JobIndexes::OnEnterRunning(World& w, const Job& j) {
+  int d = Domain(w, j);
+  if (d < 0) return;
+  if (VictimEligible(w, j)) w.ix_.victims_by_rank[d].insert({j.priority_rank, -j.running_at, j.id});
+  if (j.expected_end != kNever) w.ix_.releases[d].insert({j.expected_end, j.id});
+}
+
+void JobIndexes::OnLeaveRunning(World& w, const Job& j) {
+  int d = Domain(w, j);
+  if (d < 0) return;
+  w.ix_.victims_by_rank[d].erase({j.priority_rank, -j.running_at, j.id});
+  w.ix_.releases[d].erase({j.expected_end, j.id});
+}
+
+std::set<PendingKey>* JobIndexes::PendingSet(World& w, const Job& j) {
+  if (j.request.dialect == Dialect::kSlurm) return &w.ix_.slurm_pending[j.cluster];
+  int r = w.FindRegion(j.region);
+  return r < 0 ? nullptr : &w.ix_.cloudru_pending[r];
+}
+
+void JobIndexes::InsertPending(World& w, const Job& j) {
+  if (auto* s = PendingSet(w, j)) s->insert({j.priority_rank, j.queue_seq, j.id});
+  if (j.request.dialect == Dialect::kSlurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
+  w.dirty_ = true;
+}
+
+void JobIndexes::ErasePending(World& w, const Job& j) {
+  if (auto* s = PendingSet(w, j)) s->erase({j.priority_rank, j.queue_seq, j.id});
+}
+
+}  // namespace schedemu

@@ -1,0 +1,92 @@
+// The private indexes of a World: derived views of the jobs and nodes that keep the scheduling
+// hot paths off linear scans. They hold no fact of their own (each can be recomputed from the
+// jobs and nodes) and are kept in step by the rooms that change those (scheduler/README.md):
+// the job store and the pending/running sets by scheduler/indexes.cc, the free-GPU pools by
+// scheduler/pools.cc. A World copy (snapshot) copies them; JobStore re-points its pointers.
+#ifndef SCHEDEMU_SCHEDULER_INDEXES_H_
+#define SCHEDEMU_SCHEDULER_INDEXES_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "scheduler/model.h"
+#include "scheduler/types.h"
+
+namespace schedemu {
+
+// The jobs, with pointers by id (ids are dense from 1) for O(1) lookups on the scheduling hot
+// paths. The pointers point into the map (std::map nodes are stable); a copy (snapshot)
+// re-indexes its own nodes, a move keeps them (the nodes move along).
+struct JobStore : std::map<JobId, Job> {
+  std::vector<Job*> by_id;  // nullptr: no such job (or released)
+  JobStore() = default;
+  JobStore(const JobStore& o) : std::map<JobId, Job>(o) { Reindex(); }
+  JobStore& operator=(const JobStore& o) {
+    if (this != &o) {
+      std::map<JobId, Job>::operator=(o);
+      Reindex();
+    }
+    return *this;
+  }
+  JobStore(JobStore&&) = default;
+  JobStore& operator=(JobStore&&) = default;
+  void Reindex() {
+    by_id.assign(empty() ? 0 : rbegin()->first + 1, nullptr);
+    for (auto& [id, job] : *this) by_id[id] = &job;
+  }
+};
+
+// Pending order: priority rank descending, then queue_seq (submit order) ascending. A requeued
+// Slurm job gets a new queue_seq (its submit time is reset).
+struct PendingKey {
+  int rank;
+  int64_t seq;
+  JobId id;
+  bool operator<(const PendingKey& o) const {
+    if (rank != o.rank) return rank > o.rank;
+    if (seq != o.seq) return seq < o.seq;
+    return id < o.id;
+  }
+};
+
+struct WorldIndexes {
+  // ---- jobs ----
+  std::map<std::string, JobId, std::less<>> cloudru_names;  // Cloud.ru job_name -> job
+  std::map<std::pair<int, int64_t>, JobId> slurm_ids;       // (cluster, Slurm job id) -> job
+  std::vector<std::set<PendingKey>> cloudru_pending;        // per region: eligible pending jobs
+  std::vector<std::set<PendingKey>> slurm_pending;          // per cluster: eligible, not held
+  // Per cluster: jobs that entered slurm_pending since the last pass (their reason None /
+  // BeginTime becomes Priority when the pass did not reach them).
+  std::vector<std::vector<JobId>> slurm_entered;
+  // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id),
+  // and running/completing jobs by the time they release their resources.
+  std::vector<std::set<std::tuple<int, TimeMs, JobId>>> victims_by_rank;
+  std::vector<std::set<std::pair<TimeMs, JobId>>> releases;
+  std::map<std::string, int64_t, std::less<>> ws_active_gpus;  // Cloud.ru gpu_limit accounting
+  int64_t active_jobs = 0;      // pending, running, completing or restarting
+  std::vector<JobId> released;  // terminal jobs to erase at the next pass (keep_terminal_jobs)
+
+  // ---- nodes ----
+  std::map<std::string, NodeIndex, std::less<>> node_by_name;
+  // Placement pools: allocations first, then every partition of every cluster.
+  std::vector<std::set<std::pair<int, NodeIndex>>> pool_free;  // (free GPUs, node), Up nodes
+  // Per pool: how many of pool_free's nodes have g free GPUs ([g]); bounds FindNodes in O(GPUs).
+  std::vector<std::vector<int>> pool_count;
+  std::vector<std::vector<int>> node_pools;  // per node: pools it is in
+  std::vector<int> partition_pool_base;      // per cluster: pool of its first partition
+  std::vector<std::set<JobId>> node_jobs;    // per node: jobs with a worker on it
+  // Slurm preemptors waiting for their victims' epilog: per node the job it is reserved for, and
+  // per job the nodes it reserved.
+  std::vector<JobId> node_reserved;
+  std::map<JobId, std::vector<NodeIndex>> reservations;
+};
+
+}  // namespace schedemu
+
+#endif  // SCHEDEMU_SCHEDULER_INDEXES_H_

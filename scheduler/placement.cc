@@ -1,0 +1,311 @@
+// Placement: where a job fits (gang, all-or-nothing). Cloud.ru workers may share a node (each
+// worker's GPUs and CPUs on one node); Slurm uses `workers` distinct nodes. Only Up nodes count;
+// drained/down/removed nodes take nothing new; kOtherTenant GPUs are unusable; a node reserved
+// for a Slurm preemptor takes nothing else. Best fit: nodes in ascending order of free GPUs (ties
+// by node index), as many workers as fit on each; GPUs are the lowest free indices. Slurm honours
+// required (taken first) and excluded nodes. A Cloud.ru shared-cluster job is placed inside one
+// compatible group of the region's connected allocations (same GPU model and GPUs per node),
+// possibly spanning allocations of that group, never across regions.
+//
+// Overlays add hypothetical freed GPUs/CPUs per node: preemption planning and backfill
+// reservations ask "would it fit if these jobs ended?".
+#include "scheduler/world_internal.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace schedemu {
+
+// An upper bound of the workers FindNodes(s) (no overlay) can place: per pool node with
+// enough free GPUs, one worker (distinct) or free / gpus workers. INT64_MAX when GPUs do not
+// bound it (gpus == 0).
+int64_t Placement::WorkerBound(const World& w, const PlaceSpec& s) {
+  if (s.gpus <= 0) return INT64_MAX;
+  int64_t bound = 0;
+  for (int p : s.pools) {
+    if (static_cast<size_t>(p) >= w.ix_.pool_count.size()) continue;
+    const std::vector<int>& c = w.ix_.pool_count[p];
+    for (size_t g = static_cast<size_t>(s.gpus); g < c.size(); ++g) {
+      bound += s.distinct ? c[g] : int64_t{c[g]} * (static_cast<int>(g) / s.gpus);
+    }
+  }
+  return bound;
+}
+
+int Placement::Capacity(const PlaceSpec& s, int free_gpus, int free_cpus) {
+  int cap = INT_MAX;
+  if (s.gpus > 0) cap = std::min(cap, free_gpus / s.gpus);
+  if (s.cpus > 0) cap = std::min(cap, free_cpus / s.cpus);
+  if (s.distinct) cap = std::min(cap, 1);
+  return cap;
+}
+
+bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
+  const Node& n = w.nodes_[i];
+  if (!Pools::Usable(n)) return false;
+  JobId r = w.ix_.node_reserved[i];
+  if (r != kNoJob && r != s.job) return false;
+  if (!s.excluded.empty() && s.excluded.contains(i)) return false;
+  if (s.avoid != nullptr && s.avoid->contains(i)) return false;
+  return true;
+}
+
+std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& s,
+                                               const Overlay* ov) {
+  if (ov == nullptr && WorkerBound(w, s) < s.workers) return std::nullopt;
+  NodeCounts out;
+  int rem = s.workers;
+  auto eff = [&](NodeIndex i) {
+    const Node& n = w.nodes_[i];
+    int g = n.free_gpus, c = n.FreeCpus();
+    if (ov != nullptr) {
+      auto it = ov->find(i);
+      if (it != ov->end()) {
+        g += it->second.first;
+        c += it->second.second;
+      }
+    }
+    return std::pair<int, int>(g, c);
+  };
+  absl::flat_hash_set<NodeIndex> taken;
+  for (NodeIndex i : s.required) {
+    if (!InPools(w, s, i) || !NodeEligible(w, s, i)) return std::nullopt;
+    auto [g, c] = eff(i);
+    if (Capacity(s, g, c) < 1) return std::nullopt;
+    out.push_back({i, 1});
+    taken.insert(i);
+    --rem;
+  }
+  if (rem <= 0) return rem == 0 ? std::optional<NodeCounts>(out) : std::nullopt;
+  auto consider = [&](NodeIndex i, int g, int c) -> bool {  // true = done
+    if (taken.contains(i) || !NodeEligible(w, s, i)) return false;
+    int cap = Capacity(s, g, c);
+    if (cap <= 0) return false;
+    int k = std::min(cap, rem);
+    out.push_back({i, k});
+    rem -= k;
+    return rem == 0;
+  };
+  if (ov == nullptr) {
+    // Merge the pools' (free, node) indexes from the first node with enough free GPUs.
+    using It = std::set<std::pair<int, NodeIndex>>::const_iterator;
+    absl::InlinedVector<std::pair<It, It>, 2> cursors;
+    for (int p : s.pools) {
+      const auto& idx = w.ix_.pool_free[p];
+      cursors.push_back({idx.lower_bound({s.gpus, INT_MIN}), idx.end()});
+    }
+    while (true) {
+      int best = -1;
+      for (size_t k = 0; k < cursors.size(); ++k) {
+        if (cursors[k].first == cursors[k].second) continue;
+        if (best < 0 || *cursors[k].first < *cursors[best].first) best = static_cast<int>(k);
+      }
+      if (best < 0) break;
+      NodeIndex i = cursors[best].first->second;
+      ++cursors[best].first;
+      const Node& n = w.nodes_[i];
+      if (consider(i, n.free_gpus, n.FreeCpus())) return out;
+    }
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand;  // ((eff gpus, node), eff cpus)
+  absl::flat_hash_set<NodeIndex> seen;
+  for (int p : s.pools) {
+    const auto& idx = w.ix_.pool_free[p];
+    for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
+      if (!seen.insert(it->second).second) continue;
+      auto [g, c] = eff(it->second);
+      cand.push_back({{g, it->second}, c});
+    }
+  }
+  for (const auto& [i, freed] : *ov) {
+    if (seen.contains(i) || !Pools::Usable(w.nodes_[i]) || !InPools(w, s, i)) continue;
+    seen.insert(i);
+    auto [g, c] = eff(i);
+    if (g < s.gpus) continue;
+    cand.push_back({{g, i}, c});
+  }
+  std::sort(cand.begin(), cand.end());
+  for (const auto& [key, c] : cand) {
+    if (consider(key.second, key.first, c)) return out;
+  }
+  return std::nullopt;
+}
+
+// Chooses GPU indices on the real state: the lowest free indices of each node.
+std::vector<WorkerPlacement> Placement::Materialize(const World& w, const PlaceSpec& s,
+                                                    const NodeCounts& nc) {
+  std::vector<WorkerPlacement> out;
+  for (const auto& [i, count] : nc) {
+    const Node& n = w.nodes_[i];
+    int next = 0;
+    for (int k = 0; k < count; ++k) {
+      WorkerPlacement wp;
+      wp.node = i;
+      wp.cpus = s.cpus;
+      while (static_cast<int>(wp.gpus.size()) < s.gpus && next < n.gpus()) {
+        if (n.gpu_owner[next] == kNoJob) wp.gpus.push_back(next);
+        ++next;
+      }
+      out.push_back(std::move(wp));
+    }
+  }
+  return out;
+}
+
+// Candidate pool groups of a job (Cloud.ru shared: one per compatible allocation group).
+std::vector<std::vector<int>> Placement::SharedGroups(const World& w, std::string_view region,
+                                                      std::string_view key) {
+  std::vector<std::vector<int>> groups;
+  std::vector<std::pair<std::string, int>> shapes;
+  for (size_t a = 0; a < w.allocations_.size(); ++a) {
+    const Allocation& al = w.allocations_[a];
+    if (al.config.region != region || !al.config.in_shared_cluster) continue;
+    const auto& types = al.config.instance_types;
+    if (std::find(types.begin(), types.end(), key) == types.end()) continue;
+    std::pair<std::string, int> k{al.node_gpu_model, al.node_gpus};
+    auto it = std::find(shapes.begin(), shapes.end(), k);
+    if (it == shapes.end()) {
+      shapes.push_back(k);
+      groups.push_back({static_cast<int>(a)});
+    } else {
+      groups[it - shapes.begin()].push_back(static_cast<int>(a));
+    }
+  }
+  return groups;
+}
+
+PlaceSpec Placement::SlurmSpec(const World& w, const Job& j) {
+  PlaceSpec base;
+  base.workers = j.request.workers;
+  base.gpus = j.request.gpus_per_worker;
+  base.cpus = j.request.cpus_per_worker;
+  base.job = j.id;
+  base.distinct = true;
+  base.pools = {Pools::PartitionPool(w, j.cluster, j.partition)};
+  for (const std::string& n : j.request.required_nodes) {
+    int i = w.FindNode(n);
+    if (i >= 0) base.required.push_back(i);
+  }
+  for (const std::string& n : j.request.excluded_nodes) {
+    int i = w.FindNode(n);
+    if (i >= 0) base.excluded.insert(i);
+  }
+  return base;
+}
+
+std::vector<PlaceSpec> Placement::Specs(const World& w, const Job& j) {
+  std::vector<PlaceSpec> specs;
+  PlaceSpec base;
+  base.workers = j.request.workers;
+  base.gpus = j.request.gpus_per_worker;
+  base.cpus = j.request.cpus_per_worker;
+  base.job = j.id;
+  if (j.request.dialect == Dialect::kSlurm) {
+    specs.push_back(SlurmSpec(w, j));
+    return specs;
+  }
+  if (j.allocation >= 0) {
+    base.pools = {j.allocation};
+    specs.push_back(std::move(base));
+  } else {
+    for (auto& g : SharedGroups(w, j.region, j.instance_type)) {
+      PlaceSpec s = base;
+      s.pools.assign(g.begin(), g.end());
+      specs.push_back(std::move(s));
+    }
+  }
+  return specs;
+}
+
+bool Placement::InPools(const World& w, const PlaceSpec& s, NodeIndex i) {
+  for (int p : w.ix_.node_pools[i]) {
+    if (std::find(s.pools.begin(), s.pools.end(), p) != s.pools.end()) return true;
+  }
+  return false;
+}
+
+bool Placement::TouchesPools(const World& w, const PlaceSpec& s, const Job& j) {
+  for (const WorkerPlacement& wp : j.placement) {
+    if (InPools(w, s, wp.node) && (s.gpus == 0 || !wp.gpus.empty())) return true;
+  }
+  return false;
+}
+
+Overlay Placement::OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
+                             std::optional<size_t> skip) {
+  Overlay ov;
+  for (size_t k = 0; k < count; ++k) {
+    if (skip && *skip == k) continue;
+    for (const WorkerPlacement& wp : JobIndexes::JobAt(w, victims[k]).placement) {
+      auto& e = ov[wp.node];
+      e.first += static_cast<int>(wp.gpus.size());
+      e.second += wp.cpus;
+    }
+  }
+  return ov;
+}
+
+// Streams items (jobs whose resources would be freed, in order) from `next` until the spec
+// becomes placeable; returns the consumed prefix (empty: placeable already) or nullopt.
+// Without required nodes, placeable <=> sum over eligible nodes of min(capacity, workers)
+// >= workers (FindNodes packs greedily), which is kept incrementally: O(prefix), not
+// O(prefix * nodes). With required nodes: collect everything, then binary search.
+std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
+    const World& w, const PlaceSpec& s, absl::FunctionRef<std::optional<JobId>()> next) {
+  std::vector<JobId> items;
+  if (!s.required.empty()) {
+    while (std::optional<JobId> id = next()) items.push_back(*id);
+    Overlay all = OverlayOf(w, items, items.size());
+    if (!FindNodes(w, s, &all)) return std::nullopt;
+    size_t lo = 0, hi = items.size();
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      Overlay ov = OverlayOf(w, items, mid);
+      if (FindNodes(w, s, &ov)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    items.resize(lo);
+    return items;
+  }
+  const int64_t want = s.workers;
+  auto capped = [&](int g, int c) { return std::min<int64_t>(Capacity(s, g, c), want); };
+  int64_t total = 0;
+  for (int p : s.pools) {
+    const auto& idx = w.ix_.pool_free[p];
+    for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
+      if (!NodeEligible(w, s, it->second)) continue;
+      const Node& n = w.nodes_[it->second];
+      total += capped(n.free_gpus, n.FreeCpus());
+      if (total >= want) return items;
+    }
+  }
+  Overlay ov;
+  while (std::optional<JobId> id = next()) {
+    items.push_back(*id);
+    for (const WorkerPlacement& wp : JobIndexes::JobAt(w, *id).placement) {
+      const NodeIndex i = wp.node;
+      if (!InPools(w, s, i) || !NodeEligible(w, s, i)) continue;
+      const Node& n = w.nodes_[i];
+      auto& e = ov[i];
+      const int64_t before = capped(n.free_gpus + e.first, n.FreeCpus() + e.second);
+      e.first += static_cast<int>(wp.gpus.size());
+      e.second += wp.cpus;
+      total += capped(n.free_gpus + e.first, n.FreeCpus() + e.second) - before;
+    }
+    if (total >= want) return items;
+  }
+  return std::nullopt;
+}
+
+}  // namespace schedemu

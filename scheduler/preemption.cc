@@ -1,0 +1,159 @@
+// Preemption planning: tried for a blocked job before giving up on it. Victims: running,
+// preemptible, strictly lower-rank jobs holding GPUs on the job's candidate nodes (Slurm: only in
+// partitions with PreemptMode != OFF). Two orders, both lowest rank first: most recently started
+// first (then lowest job id), and, within a rank, victims on the nodes holding the fewest
+// candidates first. For each order the shortest prefix that makes the job placeable is taken,
+// victims not on the chosen nodes are dropped, then each remaining victim is tried for removal
+// (last added first, at most 64 tries) -> an inclusion-minimal set; the order giving fewer
+// victims wins.
+//
+// Cloud.ru: victims release their GPUs at once and the preemptor starts in the same pass.
+// Slurm: victims go COMPLETING for the epilog holding their GPUs; the preemptor reserves the
+// chosen nodes so nobody else takes them, and starts once they are free (slurm_backfill.cc).
+// What happens to a victim is its dialect's state machine (slurm_lifecycle.cc,
+// cloudru_lifecycle.cc).
+#include "scheduler/world_internal.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace schedemu {
+
+namespace {
+
+// From victims streamed in preference order: the shortest feasible prefix, minus victims off
+// the chosen nodes, minus every victim that is not needed (last added first).
+std::optional<PreemptionPlanner::Plan> PlanFromOrder(
+    const World& w, const PlaceSpec& s, absl::FunctionRef<std::optional<JobId>()> next) {
+  std::optional<std::vector<JobId>> prefix = Placement::FeasiblePrefix(w, s, next);
+  if (!prefix || prefix->empty()) return std::nullopt;
+  std::vector<JobId> victims = std::move(*prefix);
+  Overlay ov = Placement::OverlayOf(w, victims, victims.size());
+  std::optional<NodeCounts> nodes = Placement::FindNodes(w, s, &ov);
+  if (!nodes) return std::nullopt;
+  // Drop victims not on the chosen nodes.
+  absl::flat_hash_set<NodeIndex> chosen;
+  for (const auto& [n, c] : *nodes) chosen.insert(n);
+  std::vector<JobId> kept;
+  for (JobId v : victims) {
+    bool on = false;
+    for (const WorkerPlacement& wp : JobIndexes::JobAt(w, v).placement)
+      on |= chosen.contains(wp.node);
+    if (on) kept.push_back(v);
+  }
+  if (kept.size() < victims.size()) {
+    Overlay ov2 = Placement::OverlayOf(w, kept, kept.size());
+    if (auto n2 = Placement::FindNodes(w, s, &ov2)) {
+      victims = kept;
+      nodes = n2;
+    }
+  }
+  // Try removing each, last added first.
+  int tries = 0;
+  for (size_t k = victims.size(); k-- > 0 && tries < 64; ++tries) {
+    if (victims.size() <= 1) break;
+    Overlay ov3 = Placement::OverlayOf(w, victims, victims.size(), k);
+    if (auto n3 = Placement::FindNodes(w, s, &ov3)) {
+      victims.erase(victims.begin() + k);
+      nodes = n3;
+    }
+  }
+  return PreemptionPlanner::Plan{victims, *nodes};
+}
+
+}  // namespace
+
+// Two preference orders, both lowest rank first: (a) most recently started first; (b) within a
+// rank, victims on the nodes that hold the fewest candidate victims first (so eight small jobs
+// on one node are not evicted when two on another node free a whole node). The plan with fewer
+// victims wins; (a) on a tie.
+std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanPreemption(const World& w,
+                                                                         const Job& j,
+                                                                         const PlaceSpec& s) {
+  const int d = JobIndexes::Domain(w, j);
+  if (d < 0) return std::nullopt;
+  const auto& cands = w.ix_.victims_by_rank[d];
+  if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
+  auto eligible = [&](const JobId id) {
+    const Job& v = JobIndexes::JobAt(w, id);
+    return v.state == JobState::kRunning && Placement::TouchesPools(w, s, v);
+  };
+  auto it = cands.begin();
+  auto next = [&]() -> std::optional<JobId> {
+    for (; it != cands.end(); ++it) {
+      if (std::get<0>(*it) >= j.priority_rank) return std::nullopt;
+      const JobId id = std::get<2>(*it);
+      if (!eligible(id)) continue;
+      ++it;
+      return id;
+    }
+    return std::nullopt;
+  };
+  std::optional<Plan> by_recency = PlanFromOrder(w, s, next);
+  if (!by_recency || by_recency->victims.size() <= 1) return by_recency;
+
+  struct Candidate {
+    int rank;
+    int node_victims;
+    size_t order;
+    JobId id;
+  };
+  std::vector<Candidate> all;
+  absl::flat_hash_map<NodeIndex, int> per_node;
+  for (auto c = cands.begin(); c != cands.end() && std::get<0>(*c) < j.priority_rank; ++c) {
+    const JobId id = std::get<2>(*c);
+    if (!eligible(id)) continue;
+    all.push_back({std::get<0>(*c), 0, all.size(), id});
+    for (const WorkerPlacement& wp : JobIndexes::JobAt(w, id).placement) ++per_node[wp.node];
+  }
+  for (Candidate& c : all) {
+    int fewest = INT_MAX;
+    for (const WorkerPlacement& wp : JobIndexes::JobAt(w, c.id).placement) {
+      fewest = std::min(fewest, per_node[wp.node]);
+    }
+    c.node_victims = fewest;
+  }
+  std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.rank, a.node_victims, a.order) < std::tie(b.rank, b.node_victims, b.order);
+  });
+  size_t k = 0;
+  auto next_by_node = [&]() -> std::optional<JobId> {
+    if (k >= all.size()) return std::nullopt;
+    return all[k++].id;
+  };
+  std::optional<Plan> by_nodes = PlanFromOrder(w, s, next_by_node);
+  if (by_nodes && by_nodes->victims.size() < by_recency->victims.size()) return by_nodes;
+  return by_recency;
+}
+
+bool PreemptionPlanner::TryPreempt(World& w, Job& j) {
+  for (const PlaceSpec& s : Placement::Specs(w, j)) {
+    std::optional<Plan> plan = PlanPreemption(w, j, s);
+    if (!plan) continue;
+    const std::string by_priority = j.priority_class;
+    const std::string by_name = EventLog::JobSubject(j);
+    for (JobId v : plan->victims)
+      Lifecycle::Preempt(w, JobIndexes::JobAt(w, v), j.id, by_name, by_priority);
+    if (j.request.dialect == Dialect::kCloudRu) {
+      std::optional<NodeCounts> nc = Placement::FindNodes(w, s, nullptr);
+      if (nc) Lifecycle::Start(w, j, Placement::Materialize(w, s, *nc));
+      return true;
+    }
+    std::vector<NodeIndex> reserved;
+    for (const auto& [n, c] : plan->nodes) {
+      w.ix_.node_reserved[n] = j.id;
+      reserved.push_back(n);
+    }
+    w.ix_.reservations[j.id] = reserved;
+    j.reason = "Resources";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace schedemu

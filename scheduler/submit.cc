@@ -1,0 +1,114 @@
+// What both dialects' submits share: a new Job (dense id, first run, indexed by id) and its
+// behaviour, resolved at submit (rules added later apply to later submits only), field by field:
+// rules (first matching rule setting the field), env hints SCHEDEMU_RUNTIME / SCHEDEMU_EXIT_CODE /
+// SCHEDEMU_OUTPUT / SCHEDEMU_FAIL_AT, the Slurm script interpreter (runtime only when the script
+// sleeps or exits), config default, then 60 s / exit 0. Outputs given as a list are spread evenly
+// over the runtime (first line at +0). The dialect checks and fields are in cloudru_ops.cc and
+// slurm_ops.cc.
+#include "scheduler/world_internal.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+
+namespace schedemu {
+
+namespace {
+
+bool Matches(const World& w, const JobSelector& sel, const Job& j) {
+  if (sel.dialect && *sel.dialect != j.request.dialect) return false;
+  if (!sel.tenant.empty() && sel.tenant != j.request.tenant) return false;
+  if (!sel.queue.empty()) {
+    std::string q;
+    if (j.request.dialect == Dialect::kSlurm) {
+      q = w.clusters()[j.cluster].partitions[j.partition].config.name;
+    } else if (j.queue >= 0) {
+      q = w.queues()[j.queue].config.name;
+    }
+    if (q != sel.queue) return false;
+  }
+  if (!sel.name_pattern.empty() && !GlobMatch(sel.name_pattern, j.name)) return false;
+  return true;
+}
+
+void Fill(BehaviourSpec& dst, const BehaviourSpec& src) {
+  if (!dst.runtime && src.runtime) dst.runtime = src.runtime;
+  if (!dst.exit_code && src.exit_code) dst.exit_code = src.exit_code;
+  if (!dst.output && src.output) dst.output = src.output;
+  if (!dst.fail_at && src.fail_at) dst.fail_at = src.fail_at;
+}
+
+}  // namespace
+
+Behaviour Submission::ResolveBehaviour(const World& w, const Job& j,
+                                       const ScriptInterpretation* script) {
+  BehaviourSpec spec;
+  for (const BehaviourRule& r : w.rules_) {
+    if (Matches(w, r.selector, j)) Fill(spec, r.behaviour);
+  }
+  BehaviourSpec env;
+  for (const auto& [k, v] : j.request.env) {
+    if (k == "SCHEDEMU_RUNTIME") {
+      if (auto d = ParseDuration(v); d.ok()) env.runtime = *d;
+    } else if (k == "SCHEDEMU_EXIT_CODE") {
+      int code = 0;
+      if (absl::SimpleAtoi(v, &code)) env.exit_code = code;
+    } else if (k == "SCHEDEMU_OUTPUT") {
+      std::string text = absl::StrReplaceAll(v, {{"\\n", "\n"}});
+      env.output = absl::StrSplit(text, '\n');
+    } else if (k == "SCHEDEMU_FAIL_AT") {
+      if (auto d = ParseDuration(v); d.ok()) env.fail_at = *d;
+    }
+  }
+  Fill(spec, env);
+  bool timed = false;
+  if (script != nullptr) {
+    if (!spec.output && script->spec.output) timed = true;
+    Fill(spec, script->spec);
+  }
+  Fill(spec, w.config_.default_behaviour);
+  Behaviour b;
+  b.runtime = spec.runtime.value_or(FromSeconds(60));
+  b.exit_code = spec.exit_code.value_or(0);
+  b.fail_at = spec.fail_at.value_or(-1);
+  if (timed) {
+    b.output = script->timed_output;
+  } else if (spec.output) {
+    const auto& lines = *spec.output;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      TimeMs off = lines.empty()
+                       ? 0
+                       : b.runtime * static_cast<TimeMs>(i) / static_cast<TimeMs>(lines.size());
+      b.output.push_back({off, lines[i]});
+    }
+  }
+  return b;
+}
+
+Job& Submission::NewJob(World& w, JobRequest request) {
+  Job j;
+  j.id = w.next_job_++;
+  j.request = std::move(request);
+  j.created_at = w.now_;
+  j.pending_at = w.now_;
+  j.updated_at = w.now_;
+  j.queue_seq = w.next_queue_seq_++;
+  JobRun run;
+  run.submit_time = w.now_;
+  run.eligible_time = w.now_;
+  j.runs.push_back(run);
+  auto [it, ok] = w.jobs_.emplace(j.id, std::move(j));
+  (void)ok;
+  std::vector<Job*>& by_id = w.jobs_.by_id;
+  if (it->first >= by_id.size()) by_id.resize(it->first + 1, nullptr);
+  by_id[it->first] = &it->second;
+  ++w.ix_.active_jobs;
+  ++w.counters_.submitted;
+  return it->second;
+}
+
+}  // namespace schedemu

@@ -1,0 +1,320 @@
+// Shared internals of the model's rooms. Each struct below groups the static functions of one room
+// (scheduler/README.md has the floor plan); it is a friend of World and implemented in the file
+// named at it. Only scheduler/*.cc include this header; the api layer uses World (world.h).
+#ifndef SCHEDEMU_SCHEDULER_WORLD_INTERNAL_H_
+#define SCHEDEMU_SCHEDULER_WORLD_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scheduler/model_error.h"
+#include "scheduler/world.h"
+
+namespace schedemu {
+
+// a + b, kNever when either is kNever or the sum overflows.
+inline TimeMs AddTime(TimeMs a, TimeMs b) {
+  if (a == kNever || b == kNever) return kNever;
+  if (b > 0 && a > kNever - b) return kNever;
+  return a + b;
+}
+
+// The priority classes a queue accepts when its configuration lists none.
+inline const std::vector<std::string>& DefaultPriorities() {
+  static const std::vector<std::string>* v = new std::vector<std::string>{"low", "medium", "high"};
+  return *v;
+}
+
+// The one lookup loop behind World's Find* methods: the index of the first item for which
+// `matches` holds, -1 when none.
+template <typename T, typename Pred>
+int IndexOf(const std::vector<T>& items, Pred matches) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (matches(items[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// An allocation by name, else by id; -1 when neither matches.
+inline int FindAllocationByNameOrId(const World& w, std::string_view name_or_id) {
+  const int a = w.FindAllocationByName(name_or_id);
+  return a >= 0 ? a : w.FindAllocationById(name_or_id);
+}
+
+inline absl::Status Invalid(std::string msg) {
+  return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidArgument, std::move(msg));
+}
+
+// ---- event_log.cc: the event log ----
+struct EventLog {
+  // Appends an event at now() (only counted when the log is not kept).
+  static void Emit(World& w, EventKind kind, JobId job, std::string subject,
+                   std::vector<std::pair<std::string, std::string>> details);
+  // False when the event log is not kept: the event is only counted, so hot paths can skip
+  // building its details.
+  static bool Logging(World& w);
+  // The event subject of a job: its Slurm id or its Cloud.ru name.
+  static std::string JobSubject(const Job& j);
+};
+
+// ---- indexes.cc: the job store, the pending sets and the running sets of WorldIndexes ----
+struct JobIndexes {
+  // jobs_.at(id) in O(1) (JobStore::by_id); throws std::out_of_range like at() when unknown.
+  static const Job& JobAt(const World& w, JobId id) {
+    const std::vector<Job*>& by_id = w.jobs_.by_id;
+    if (id < by_id.size() && by_id[id] != nullptr) return *by_id[id];
+    return w.jobs_.at(id);
+  }
+  static Job& JobAt(World& w, JobId id) {
+    return const_cast<Job&>(JobAt(static_cast<const World&>(w), id));
+  }
+  // Erases the terminal jobs queued by SetFinal (Retention::keep_terminal_jobs = false).
+  static void ReleaseTerminalJobs(World& w);
+  // Domain of a job for the running sets: its region, or regions().size() + its cluster.
+  static int Domain(const World& w, const Job& j);
+  static void OnEnterRunning(World& w, const Job& j);
+  static void OnLeaveRunning(World& w, const Job& j);
+  // Pending sets: a job enters when it may be scheduled (marks the world dirty).
+  static void InsertPending(World& w, const Job& j);
+  static void ErasePending(World& w, const Job& j);
+  static bool SlurmEligible(const World& w, const Job& j) {
+    return !j.held && j.CurrentRun().eligible_time <= w.now_;
+  }
+
+ private:
+  static bool VictimEligible(const World& w, const Job& j);
+  static std::set<PendingKey>* PendingSet(World& w, const Job& j);
+};
+
+// ---- pools.cc: free-GPU pools (allocations, then partitions), node creation, capacity ----
+struct NodeShape {
+  std::string model;
+  int gpus = 0;
+  int cpus = 0;
+  int64_t ram_mb = 0;
+};
+
+struct Pools {
+  static int PartitionPool(const World& w, int cluster, int partition) {
+    return w.ix_.partition_pool_base[cluster] + partition;
+  }
+  // Up and not removed: the only nodes that take new work.
+  static bool Usable(const Node& n) { return n.state == NodeState::kUp && !n.removed; }
+  // Around every change of a node's free GPUs or state: IndexRemove before, IndexAdd after.
+  static void IndexRemove(World& w, NodeIndex i);
+  static void IndexAdd(World& w, NodeIndex i);
+  static void AddNodeToPool(World& w, NodeIndex i, int pool);
+  static NodeIndex NewNode(World& w, std::string name, std::string model, int gpus, int cpus,
+                           int64_t ram_mb);
+  // Shape of an allocation's nodes, from its node_instance_type.
+  static NodeShape AllocationShape(const AllocationConfig& c);
+
+ private:
+  static void CountFree(World& w, int pool, int free_gpus, int delta);
+};
+
+// ---- placement.cc: where a job fits ----
+// Hypothetical GPUs/CPUs freed per node (preemption planning, backfill reservations).
+// (Order-free: FindNodes sorts its candidates, the other users only sum.)
+using Overlay = absl::flat_hash_map<NodeIndex, std::pair<int, int>>;
+// What to place: `workers` workers of `gpus` GPUs and `cpus` CPUs on the nodes of `pools`.
+struct PlaceSpec {
+  absl::InlinedVector<int, 2> pools;  // inline: no allocation per spec
+  int workers = 1;
+  int gpus = 0;
+  int cpus = 0;
+  bool distinct = false;  // Slurm: one worker per node
+  JobId job = kNoJob;
+  std::vector<NodeIndex> required;
+  absl::flat_hash_set<NodeIndex> excluded;
+  const absl::flat_hash_set<NodeIndex>* avoid = nullptr;
+};
+using NodeCounts = std::vector<std::pair<NodeIndex, int>>;  // (node, workers on it)
+
+struct Placement {
+  // Best fit on the current state (plus `ov` when given); nullopt when the spec does not fit.
+  static std::optional<NodeCounts> FindNodes(const World& w, const PlaceSpec& s, const Overlay* ov);
+  static std::vector<WorkerPlacement> Materialize(const World& w, const PlaceSpec& s,
+                                                  const NodeCounts& nc);
+  static std::vector<std::vector<int>> SharedGroups(const World& w, std::string_view region,
+                                                    std::string_view key);
+  static PlaceSpec SlurmSpec(const World& w, const Job& j);
+  static std::vector<PlaceSpec> Specs(const World& w, const Job& j);
+  static bool TouchesPools(const World& w, const PlaceSpec& s, const Job& j);
+  static Overlay OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
+                           std::optional<size_t> skip = std::nullopt);
+  static std::optional<std::vector<JobId>> FeasiblePrefix(
+      const World& w, const PlaceSpec& s, absl::FunctionRef<std::optional<JobId>()> next);
+
+ private:
+  static int64_t WorkerBound(const World& w, const PlaceSpec& s);
+  static int Capacity(const PlaceSpec& s, int free_gpus, int free_cpus);
+  static bool NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i);
+  static bool InPools(const World& w, const PlaceSpec& s, NodeIndex i);
+};
+
+// ---- lifecycle.cc: start, release and end of a job, both dialects ----
+// How a run ends.
+struct Outcome {
+  TimeMs at = 0;
+  JobState state = JobState::kCompleted;
+  int exit_code = 0;
+  std::string reason = "None";
+  bool timeout = false;
+};
+
+struct Lifecycle {
+  static Outcome RunOutcome(const Job& j);
+  static void ClearReservation(World& w, JobId id);
+  static void Start(World& w, Job& j, std::vector<WorkerPlacement> placement);
+  static void Release(World& w, Job& j);
+  static void CloseRun(World& w, Job& j, JobState end_state, int exit_code, int signal,
+                       std::string reason);
+  // A new run of a job going back to Pending now: submitted at `submitted`, eligible at
+  // `eligible`.
+  static void NewRun(World& w, Job& j, TimeMs submitted, TimeMs eligible);
+  static void SetFinal(World& w, Job& j, JobState state);
+  static void Preempt(World& w, Job& v, JobId by, std::string by_name, std::string by_priority);
+  static void NodeFailJob(World& w, Job& j, const std::string& node);
+  static void FinishRun(World& w, Job& j, const Outcome& o);
+  static void StopNow(World& w, Job& j, int signal);
+};
+
+// ---- slurm_lifecycle.cc: the Slurm state machine's run ends ----
+struct SlurmLifecycle {
+  static void EndRun(World& w, Job& j, JobState after, JobState run_state, int exit_code,
+                     int signal, std::string reason);
+  static void CompletingEnd(World& w, Job& j);
+  static void Preempted(World& w, Job& v);
+  static void NodeFailed(World& w, Job& j);
+
+ private:
+  static void Interrupt(World& w, Job& j, bool requeue, JobState run_state, std::string reason);
+};
+
+// ---- cloudru_lifecycle.cc: the Cloud.ru state machine's run ends ----
+struct CloudRuLifecycle {
+  static void EndRun(World& w, Job& j, JobState final_state, JobState run_state, int exit_code,
+                     bool may_restart);
+  static void RestartToPending(World& w, Job& j);
+};
+
+// ---- preemption.cc: choosing victims for a blocked job ----
+struct PreemptionPlanner {
+  // Preempts the victims of the best plan for `j`, if any (Cloud.ru: starts `j`; Slurm:
+  // reserves the chosen nodes for it). False when no plan exists.
+  static bool TryPreempt(World& w, Job& j);
+
+  struct Plan {
+    std::vector<JobId> victims;
+    NodeCounts nodes;
+  };
+  static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s);
+};
+
+// ---- pass.cc: the scheduling pass of an instant ----
+// What makes two pending jobs equivalent for placement within one pass.
+struct Shape {
+  int64_t pool = 0;
+  int workers = 0, gpus = 0, cpus = 0, rank = 0;
+  TimeMs limit = 0;
+  size_t itype = 0;
+  bool operator==(const Shape&) const = default;
+};
+// Multiply-xorshift over the fields (hashed a few times per scanned pending job).
+struct ShapeHash {
+  size_t operator()(const Shape& s) const {
+    uint64_t h = static_cast<uint64_t>(s.pool);
+    auto mix = [&h](uint64_t v) {
+      h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+      h ^= h >> 29;
+    };
+    mix(static_cast<uint32_t>(s.workers) |
+        (static_cast<uint64_t>(static_cast<uint32_t>(s.gpus)) << 32));
+    mix(static_cast<uint32_t>(s.cpus) |
+        (static_cast<uint64_t>(static_cast<uint32_t>(s.rank)) << 32));
+    mix(static_cast<uint64_t>(s.limit));
+    mix(static_cast<uint64_t>(s.itype));
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+
+struct Scheduling {
+  static void Pass(World& w);
+  static std::optional<Shape> ShapeOf(const World& w, const Job& j, bool with_limit);
+};
+
+// ---- cloudru_pass.cc ----
+struct CloudRuPass {
+  static bool Run(World& w, int region);
+};
+
+// ---- slurm_backfill.cc ----
+struct SlurmBackfill {
+  static bool Run(World& w, int cluster);
+
+ private:
+  struct Reservation {
+    TimeMs at = kNever;
+    absl::flat_hash_set<NodeIndex> nodes;
+  };
+  static std::optional<Reservation> ComputeReservation(const World& w, const Job& j,
+                                                       const PlaceSpec& s);
+  static bool Scan(World& w, int cluster);
+};
+
+// ---- timers.cc ----
+struct Timers {
+  static void Fire(World& w, const TimedEvent& ev);
+  // Moves now() to `instant` and fires its timers (at most `max_events`); returns how many.
+  static int64_t FireInstant(World& w, TimeMs instant, int64_t max_events);
+};
+
+// ---- submit.cc: what both dialects' submits share ----
+struct Submission {
+  // A new pending job with its first run (indexed by id; the caller fills the dialect fields).
+  static Job& NewJob(World& w, JobRequest request);
+  static Behaviour ResolveBehaviour(const World& w, const Job& j,
+                                    const ScriptInterpretation* script);
+};
+
+// ---- control_nodes.cc, control_jobs.cc: the control plane without the trailing pass ----
+struct ControlOps {
+  // Runs the scheduling pass, then answers `status` (the public operations end so).
+  static absl::Status ThenPass(World& w, absl::Status status) {
+    Scheduling::Pass(w);
+    return status;
+  }
+  static absl::Status SetNodeState(World& w, std::string_view node, NodeState state,
+                                   std::string reason);
+  static absl::Status AddNode(World& w, std::string_view allocation_or_cluster,
+                              std::string node_name);
+  static absl::Status RemoveNode(World& w, std::string_view node);
+  static absl::Status TakeGpus(World& w, std::string_view allocation, int count);
+  static absl::Status ReturnGpus(World& w, std::string_view allocation, int count);
+  static absl::Status PreemptJob(World& w, JobId job);
+  static absl::Status FailJob(World& w, JobId job, int exit_code);
+  static absl::Status FinishJob(World& w, JobId job);
+  static absl::Status HoldJob(World& w, JobId job);
+  static absl::Status ReleaseJob(World& w, JobId job);
+
+ private:
+  static absl::StatusOr<Job*> ActiveJob(World& w, JobId id);
+  static absl::StatusOr<Job*> RunningJob(World& w, JobId id);
+};
+
+}  // namespace schedemu
+
+#endif  // SCHEDEMU_SCHEDULER_WORLD_INTERNAL_H_
