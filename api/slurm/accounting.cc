@@ -40,7 +40,10 @@ bool StateMatches(SlurmState state, const Set& wanted) {
   return false;
 }
 
-SlurmResponse ShowDbJobs(const Call& call, std::optional<std::string_view> raw_id) {
+}  // namespace
+
+SlurmResponse GetDbJobs(const Call& call) {
+  const std::optional<std::string_view> raw_id = call.Param("job_id");
   Reply reply;
   reply.body["jobs"] = json::array();
   ParsedJobId pid;
@@ -143,11 +146,5 @@ SlurmResponse ShowDbJobs(const Call& call, std::optional<std::string_view> raw_i
     if (out.body["jobs"].empty()) out.warnings.push_back(WarningSlurmdbFoundNothing());
   });
 }
-
-}  // namespace
-
-SlurmResponse GetDbJob(const Call& call) { return ShowDbJobs(call, call.Param("job_id")); }
-
-SlurmResponse GetDbJobs(const Call& call) { return ShowDbJobs(call, std::nullopt); }
 
 }  // namespace schedemu::api::slurm

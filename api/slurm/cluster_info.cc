@@ -11,47 +11,42 @@ using nlohmann::json;
 
 namespace {
 
-SlurmResponse ShowNodes(const Call& call, std::optional<std::string_view> name) {
+// The cluster's records of one kind under `key` ("nodes", "partitions"): all of them, or the one
+// `name`d (`missing` its error when there is none). fill(world, cluster, name, list) appends them.
+template <typename Fill>
+SlurmResponse ShowRecords(const Call& call, const char* key, std::optional<std::string_view> name,
+                          SlurmError (*missing)(std::string_view), Fill fill) {
   Reply reply;
-  reply.body["nodes"] = json::array();
+  reply.body[key] = json::array();
   return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& r) {
-    const SlurmCluster& c = w.clusters()[ci];
     r.body["last_update"] = NoValTime(w.now());
-    for (NodeIndex n : c.nodes) {
-      const Node& node = w.nodes()[n];
-      if (name && node.name != *name) continue;
-      r.body["nodes"].push_back(NodeJson(w, c, node));
-    }
-    if (name && r.body["nodes"].empty()) r.errors.push_back(ErrorFailureToQueryNode(*name));
-  });
-}
-
-SlurmResponse ShowPartitions(const Call& call, std::optional<std::string_view> name) {
-  Reply reply;
-  reply.body["partitions"] = json::array();
-  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& r) {
-    const SlurmCluster& c = w.clusters()[ci];
-    r.body["last_update"] = NoValTime(w.now());
-    for (const Partition& p : c.partitions) {
-      if (name && p.config.name != *name) continue;
-      r.body["partitions"].push_back(PartitionJson(w, c, p));
-    }
-    if (name && r.body["partitions"].empty()) {
-      r.errors.push_back(ErrorUnableToFindPartition(*name));
-    }
+    json& list = r.body[key];
+    fill(w, w.clusters()[ci], name, list);
+    if (name && list.empty()) r.errors.push_back(missing(*name));
   });
 }
 
 }  // namespace
 
-SlurmResponse GetNodes(const Call& call) { return ShowNodes(call, std::nullopt); }
+SlurmResponse GetNodes(const Call& call) {
+  return ShowRecords(
+      call, "nodes", call.Param("node_name"), &ErrorFailureToQueryNode,
+      [](const World& w, const SlurmCluster& c, std::optional<std::string_view> name, json& list) {
+        for (NodeIndex n : c.nodes) {
+          const Node& node = w.nodes()[n];
+          if (!name || node.name == *name) list.push_back(NodeJson(w, c, node));
+        }
+      });
+}
 
-SlurmResponse GetNode(const Call& call) { return ShowNodes(call, call.Param("node_name")); }
-
-SlurmResponse GetPartitions(const Call& call) { return ShowPartitions(call, std::nullopt); }
-
-SlurmResponse GetPartition(const Call& call) {
-  return ShowPartitions(call, call.Param("partition_name"));
+SlurmResponse GetPartitions(const Call& call) {
+  return ShowRecords(
+      call, "partitions", call.Param("partition_name"), &ErrorUnableToFindPartition,
+      [](const World& w, const SlurmCluster& c, std::optional<std::string_view> name, json& list) {
+        for (const Partition& p : c.partitions) {
+          if (!name || p.config.name == *name) list.push_back(PartitionJson(w, c, p));
+        }
+      });
 }
 
 SlurmResponse Ping(const Call& call) {

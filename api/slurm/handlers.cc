@@ -5,33 +5,15 @@
 #include "api/http.h"
 #include "api/router.h"
 #include "api/slurm/errors.h"
-#include "api/slurm/operations.h"
 #include "api/slurm/reply.h"
+#include "api/slurm/routes.h"
 
 namespace schedemu::api::slurm {
 
 namespace {
 
-// The operations slurmrestd serves, as its OpenAPI document lists them.
-constexpr SlurmRoute kRoutes[] = {
-    {"POST", "/slurm/{version}/job/submit", "slurm.job.submit", &SubmitJob},
-    {"GET", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
-    {"DELETE", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
-    {"GET", "/slurm/{version}/job/{job_id}", "slurm.job.get", &GetJob},
-    {"DELETE", "/slurm/{version}/job/{job_id}", "slurm.job.delete", &CancelJob},
-    {"GET", "/slurm/{version}/jobs", "slurm.jobs.get", &GetJobs},
-    {"GET", "/slurm/{version}/nodes", "slurm.nodes.get", &GetNodes},
-    {"GET", "/slurm/{version}/node/{node_name}", "slurm.node.get", &GetNode},
-    {"GET", "/slurm/{version}/partitions", "slurm.partitions.get", &GetPartitions},
-    {"GET", "/slurm/{version}/partition/{partition_name}", "slurm.partition.get", &GetPartition},
-    {"GET", "/slurm/{version}/ping", "slurm.ping.get", &Ping},
-    {"GET", "/slurm/{version}/diag", "slurm.diag.get", &Diag},
-    {"GET", "/slurmdb/{version}/job/{job_id}", "slurmdb.job.get", &GetDbJob},
-    {"GET", "/slurmdb/{version}/jobs", "slurmdb.jobs.get", &GetDbJobs},
-};
-
 // Served data_parser versions. v0.0.43 and v0.0.44 are supersets of v0.0.42 for every operation
-// served here (views.h and reply.cc add their fields). v0.0.41 (different submit and kill
+// served here (job_view.cc and reply.cc add their fields). v0.0.41 (different submit and kill
 // shapes) is not served.
 int ParseVersion(std::string_view segment) {
   if (segment == "v0.0.42") return 42;
@@ -66,14 +48,10 @@ bool BodyAndQuery(const SlurmRequest& request, const Target& target) {
 }
 
 SlurmResponse Run(Emulator& emu, const SlurmRoute& route, std::map<std::string, std::string> params,
-                  const SlurmRequest& request, Target& target, int version) {
+                  const SlurmRequest& request, Target target, int version) {
   if (route.run == nullptr) return Text(405, kTextMethodNotDefined, false);
-  Call call{emu,
-            request,
-            std::move(target.query),
-            std::move(params),
-            route.pattern.starts_with("/slurmdb/"),
-            version};
+  const bool slurmdb = route.pattern.starts_with("/slurmdb/");
+  Call call{emu, request, std::move(target.query), std::move(params), slurmdb, version};
   return route.run(call);
 }
 
@@ -81,7 +59,7 @@ SlurmResponse Run(Emulator& emu, const SlurmRoute& route, std::map<std::string, 
 const std::vector<std::vector<std::string>>& RoutePatterns() {
   static const auto* patterns = [] {
     auto* out = new std::vector<std::vector<std::string>>();
-    for (const SlurmRoute& r : kRoutes) {
+    for (const SlurmRoute& r : SlurmRoutes()) {
       std::vector<std::string>& p = out->emplace_back();
       for (std::string_view s : Router::Segments(r.pattern)) p.emplace_back(s);
     }
@@ -91,8 +69,6 @@ const std::vector<std::vector<std::string>>& RoutePatterns() {
 }
 
 }  // namespace
-
-std::span<const SlurmRoute> SlurmRoutes() { return kRoutes; }
 
 SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request) {
   std::optional<Target> target = ParseTarget(request.target);
@@ -109,13 +85,14 @@ SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request) {
     return UnknownUrl();
   }
   if (BodyAndQuery(request, *target)) return Text(400, kTextBodyAndQuery, true);
+  const std::span<const SlurmRoute> routes = SlurmRoutes();
   bool path_known = false;
-  for (size_t i = 0; i < std::size(kRoutes); ++i) {
+  for (size_t i = 0; i < routes.size(); ++i) {
     std::map<std::string, std::string> params;
     if (!Router::Matches(RoutePatterns()[i], segs, &params)) continue;
     path_known = true;
-    if (kRoutes[i].method != request.method) continue;
-    return Run(emu, kRoutes[i], std::move(params), request, *target, version);
+    if (routes[i].method != request.method) continue;
+    return Run(emu, routes[i], std::move(params), request, std::move(*target), version);
   }
   return path_known ? Text(405, kTextMethodNotDefined, false) : UnknownUrl();
 }
@@ -133,7 +110,7 @@ SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
   const int version = it == params.end() ? 0 : ParseVersion(it->second);
   if (version == 0) return UnknownUrl();
   if (BodyAndQuery(request, *target)) return Text(400, kTextBodyAndQuery, true);
-  return Run(emu, route, params, request, *target, version);
+  return Run(emu, route, params, request, std::move(*target), version);
 }
 
 }  // namespace schedemu::api::slurm

@@ -2,14 +2,13 @@
 // slurmrestd-compatible listener. A request as slurmrestd would see it (method, path with query,
 // optional body) on behalf of an authenticated Linux user of one cluster, and the answer
 // slurmrestd would give (status, content type, body). The operations slurmrestd serves are one
-// route table (SlurmRoutes): the direct listener hands it to the server's router, the envelope
+// route table (routes.h): the direct listener hands it to the server's router, the envelope
 // routes its path through HandleSlurmRequest.
 #ifndef SCHEDEMU_API_SLURM_HANDLERS_H_
 #define SCHEDEMU_API_SLURM_HANDLERS_H_
 
 #include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,20 +36,7 @@ struct SlurmResponse {
   bool is_json() const { return content_type == "application/json"; }
 };
 
-struct Call;  // reply.h
-
-// One operation slurmrestd serves: a method on a route pattern (api/http.h syntax), with its
-// data_parser version as {version} ("v0.0.42", "v0.0.43", "v0.0.44").
-struct SlurmRoute {
-  std::string_view method;
-  std::string_view pattern;  // "/slurm/{version}/job/{job_id}"
-  std::string_view name;     // metrics label, "slurm.job.get"
-  // Null: the method is not defined at this path (405), which keeps the path from matching a
-  // later pattern ("GET job/submit" is not job id "submit").
-  SlurmResponse (*run)(const Call& call);
-};
-// The table, first match wins (as the router matches routes).
-std::span<const SlurmRoute> SlurmRoutes();
+struct SlurmRoute;  // routes.h
 
 // Routes `request.target` through the table, after slurmrestd's own checks of the path.
 SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request);

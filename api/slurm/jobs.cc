@@ -22,6 +22,7 @@ using nlohmann::json;
 
 namespace {
 
+// The slurmctld error number of the model's refusal to submit.
 int SubmitErrorFor(const absl::Status& status) {
   std::optional<Reason> reason = GetReason(status);
   if (!reason) return kSlurmUnspecifiedError;
@@ -46,6 +47,7 @@ int SubmitErrorFor(const absl::Status& status) {
   }
 }
 
+// The slurmctld error number of the model's refusal to signal a job.
 int SignalErrorFor(const absl::Status& status) {
   std::optional<Reason> reason = GetReason(status);
   if (reason == Reason::kAccessDenied || status.code() == absl::StatusCode::kPermissionDenied) {
@@ -59,7 +61,7 @@ int SignalErrorFor(const absl::Status& status) {
   return kSlurmUnspecifiedError;
 }
 
-// GET /slurm/v0.0.42/job/{id} and /jobs/
+// The show flags GET job(s) accepts.
 bool ValidShowFlags(std::string_view flags) {
   static const std::set<std::string, std::less<>> kFlags = {
       "ALL", "DETAIL", "MIXED", "LOCAL", "SIBLING", "FEDERATION", "FUTURE"};
@@ -69,69 +71,7 @@ bool ValidShowFlags(std::string_view flags) {
   return true;
 }
 
-SlurmResponse ShowJobs(const Call& call, std::optional<std::string_view> raw_id) {
-  Reply reply;
-  reply.body["jobs"] = json::array();
-  std::optional<int64_t> update_time;
-  ParsedJobId pid;
-  if (raw_id) {
-    pid = ParseJobId(*raw_id);
-    if (pid.warning) reply.warnings.push_back(*pid.warning);
-  }
-  if (auto f = call.Query("flags"); f && !ValidShowFlags(*f)) {
-    reply.errors.push_back(ErrorInvalidQueryParameter("flags", *f));
-  }
-  if (auto u = call.Query("update_time")) {
-    int64_t t = 0;
-    if (!absl::SimpleAtoi(AV(*u), &t) || t < 0) {
-      reply.errors.push_back(ErrorInvalidQueryParameter("update_time", *u));
-    } else {
-      update_time = t;
-    }
-  }
-  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
-    out.body["last_backfill"] = NoValTime(w.now());
-    out.body["last_update"] = NoValTime(w.now());
-    if (pid.error) {
-      out.errors.insert(out.errors.begin(), *pid.error);
-      return;
-    }
-    if (!out.errors.empty()) return;
-    std::vector<const Job*> live;
-    if (raw_id) {
-      const Job* job = w.FindSlurmJob(ci, pid.id);
-      if (job == nullptr || !InLiveView(w, *job)) {
-        out.errors.push_back(ErrorUnableToQueryJob(pid.id));
-        return;
-      }
-      live.push_back(job);
-    } else {
-      bool changed = !update_time.has_value();
-      for (const auto& [id, job] : w.jobs()) {
-        if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
-        if (!InLiveView(w, job)) continue;
-        live.push_back(&job);
-        if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
-      }
-      if (!changed) {
-        out.warnings.push_back(WarningNoJobChanges(*update_time));
-        return;
-      }
-      std::sort(live.begin(), live.end(),
-                [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
-    }
-    // The answer's head first, then the jobs, into one buffer that becomes the body as it is.
-    std::string& raw = out.raw_jobs.emplace();
-    ReserveLarge(raw, live.size() * 4800 + 4096);
-    WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
-    for (size_t i = 0; i < live.size(); ++i) {
-      if (i > 0) raw.push_back(',');
-      JsonWriter jw(raw);
-      WriteJobInfo(jw, w, *live[i], call.version);
-    }
-  });
-}
-
+// One entry of the DELETE answer's "status" list.
 json KillStatusEntry(int code, int64_t job_id, bool job_known) {
   std::string text = SlurmStrerror(code);
   return {{"error", {{"string", text}, {"code", code}, {"message", text}}},
@@ -207,9 +147,72 @@ SlurmResponse SubmitJob(const Call& call) {
   });
 }
 
-SlurmResponse GetJob(const Call& call) { return ShowJobs(call, call.Param("job_id")); }
-
-SlurmResponse GetJobs(const Call& call) { return ShowJobs(call, std::nullopt); }
+// ---------------------------------------------------------------------------------------------
+// GET /slurm/v0.0.42/job/{id} and /jobs/
+// ---------------------------------------------------------------------------------------------
+SlurmResponse GetJobs(const Call& call) {
+  const std::optional<std::string_view> raw_id = call.Param("job_id");
+  Reply reply;
+  reply.body["jobs"] = json::array();
+  std::optional<int64_t> update_time;
+  ParsedJobId pid;
+  if (raw_id) {
+    pid = ParseJobId(*raw_id);
+    if (pid.warning) reply.warnings.push_back(*pid.warning);
+  }
+  if (auto f = call.Query("flags"); f && !ValidShowFlags(*f)) {
+    reply.errors.push_back(ErrorInvalidQueryParameter("flags", *f));
+  }
+  if (auto u = call.Query("update_time")) {
+    int64_t t = 0;
+    if (!absl::SimpleAtoi(AV(*u), &t) || t < 0) {
+      reply.errors.push_back(ErrorInvalidQueryParameter("update_time", *u));
+    } else {
+      update_time = t;
+    }
+  }
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    out.body["last_backfill"] = NoValTime(w.now());
+    out.body["last_update"] = NoValTime(w.now());
+    if (pid.error) {
+      out.errors.insert(out.errors.begin(), *pid.error);
+      return;
+    }
+    if (!out.errors.empty()) return;
+    std::vector<const Job*> live;
+    if (raw_id) {
+      const Job* job = w.FindSlurmJob(ci, pid.id);
+      if (job == nullptr || !InLiveView(w, *job)) {
+        out.errors.push_back(ErrorUnableToQueryJob(pid.id));
+        return;
+      }
+      live.push_back(job);
+    } else {
+      bool changed = !update_time.has_value();
+      for (const auto& [id, job] : w.jobs()) {
+        if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
+        if (!InLiveView(w, job)) continue;
+        live.push_back(&job);
+        if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
+      }
+      if (!changed) {
+        out.warnings.push_back(WarningNoJobChanges(*update_time));
+        return;
+      }
+      std::sort(live.begin(), live.end(),
+                [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
+    }
+    // The answer's head first, then the jobs, into one buffer that becomes the body as it is.
+    std::string& raw = out.raw_jobs.emplace();
+    ReserveLarge(raw, live.size() * 4800 + 4096);
+    WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (i > 0) raw.push_back(',');
+      JsonWriter jw(raw);
+      WriteJobInfo(jw, w, *live[i], call.version);
+    }
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // DELETE /slurm/v0.0.42/job/{id}
@@ -217,7 +220,7 @@ SlurmResponse GetJobs(const Call& call) { return ShowJobs(call, std::nullopt); }
 SlurmResponse CancelJob(const Call& call) {
   Reply reply;
   reply.body["status"] = json::array();
-  ParsedJobId pid = ParseJobId(call.Param("job_id"));
+  ParsedJobId pid = ParseJobId(call.Param("job_id").value_or(""));
   int signal = 9;
   bool verbose = false;
   if (auto s = call.Query("signal")) {

@@ -1,5 +1,5 @@
-// The slurmrestd operations, one function each, routed by the table in handlers.cc. Each checks
-// its query and path parameters, runs against the request's cluster under the emulator lock and
+// The slurmrestd operations, one function each, routed by the table in routes.cc. Each reads its
+// path parameters and query, runs against the request's cluster under the emulator lock and
 // answers in slurmrestd's envelope (reply.h).
 #ifndef SCHEDEMU_API_SLURM_OPERATIONS_H_
 #define SCHEDEMU_API_SLURM_OPERATIONS_H_
@@ -9,24 +9,19 @@
 
 namespace schedemu::api::slurm {
 
-// jobs.cc: POST job/submit, GET job/{job_id} and jobs, DELETE job/{job_id}.
-SlurmResponse SubmitJob(const Call& call);
-SlurmResponse GetJob(const Call& call);
-SlurmResponse GetJobs(const Call& call);
-SlurmResponse CancelJob(const Call& call);
+// jobs.cc
+SlurmResponse SubmitJob(const Call& call);  // POST job/submit
+SlurmResponse GetJobs(const Call& call);    // GET job/{job_id}, GET jobs
+SlurmResponse CancelJob(const Call& call);  // DELETE job/{job_id}
 
-// accounting.cc: GET /slurmdb job/{job_id} and jobs.
-SlurmResponse GetDbJob(const Call& call);
-SlurmResponse GetDbJobs(const Call& call);
+// accounting.cc
+SlurmResponse GetDbJobs(const Call& call);  // GET /slurmdb job/{job_id}, GET /slurmdb jobs
 
-// cluster_info.cc: GET nodes, node/{node_name}, partitions, partition/{partition_name}, ping,
-// diag.
-SlurmResponse GetNodes(const Call& call);
-SlurmResponse GetNode(const Call& call);
-SlurmResponse GetPartitions(const Call& call);
-SlurmResponse GetPartition(const Call& call);
-SlurmResponse Ping(const Call& call);
-SlurmResponse Diag(const Call& call);
+// cluster_info.cc
+SlurmResponse GetNodes(const Call& call);       // GET node/{node_name}, GET nodes
+SlurmResponse GetPartitions(const Call& call);  // GET partition/{partition_name}, GET partitions
+SlurmResponse Ping(const Call& call);           // GET ping
+SlurmResponse Diag(const Call& call);           // GET diag
 
 }  // namespace schedemu::api::slurm
 

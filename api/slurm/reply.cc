@@ -49,9 +49,10 @@ std::optional<std::string_view> Call::Query(std::string_view name) const {
   return std::nullopt;
 }
 
-std::string_view Call::Param(const std::string& name) const {
+std::optional<std::string_view> Call::Param(const std::string& name) const {
   auto it = params.find(name);
-  return it == params.end() ? std::string_view() : std::string_view(it->second);
+  if (it == params.end()) return std::nullopt;
+  return std::string_view(it->second);
 }
 
 SlurmResponse Text(int status, std::string_view text, bool served) {

@@ -20,6 +20,7 @@
 
 namespace schedemu::api::slurm {
 
+// One request as an operation serves it.
 struct Call {
   Emulator& emu;
   const SlurmRequest& req;
@@ -29,7 +30,8 @@ struct Call {
   int version = 42;
 
   std::optional<std::string_view> Query(std::string_view name) const;
-  std::string_view Param(const std::string& name) const;
+  // A path parameter; nullopt when the route has none of that name ("jobs" has no job_id).
+  std::optional<std::string_view> Param(const std::string& name) const;
 };
 
 // The answer being built: the operation's fields plus meta/errors/warnings.

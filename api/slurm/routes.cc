@@ -1,7 +1,7 @@
 // The direct slurmrestd-compatible listener: /slurm/... and /slurmdb/... with slurmrestd's
-// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers. The routes are slurmrestd's operations
-// (SlurmRoutes() in handlers.h); a path or method it does not serve gets slurmrestd's own text
-// answer, after authentication like any other request.
+// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers. Its routes are the table of slurmrestd's
+// operations below; a path or method slurmrestd does not serve gets slurmrestd's own text answer,
+// after authentication like any other request.
 //
 // Authentication: X-SLURM-USER-TOKEN must be a token of a scenario principal (its static token,
 // e.g. "demo-token", or an unexpired token minted for its e-mail by the OAuth endpoint) and
@@ -15,9 +15,38 @@
 #include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/handlers.h"
+#include "api/slurm/operations.h"
 #include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
+
+namespace slurm {
+
+namespace {
+
+// The operations slurmrestd serves (its OpenAPI document's paths), first match wins.
+constexpr SlurmRoute kRoutes[] = {
+    {"POST", "/slurm/{version}/job/submit", "slurm.job.submit", &SubmitJob},
+    {"GET", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
+    {"DELETE", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
+    {"GET", "/slurm/{version}/job/{job_id}", "slurm.job.get", &GetJobs},
+    {"DELETE", "/slurm/{version}/job/{job_id}", "slurm.job.delete", &CancelJob},
+    {"GET", "/slurm/{version}/jobs", "slurm.jobs.get", &GetJobs},
+    {"GET", "/slurm/{version}/nodes", "slurm.nodes.get", &GetNodes},
+    {"GET", "/slurm/{version}/node/{node_name}", "slurm.node.get", &GetNodes},
+    {"GET", "/slurm/{version}/partitions", "slurm.partitions.get", &GetPartitions},
+    {"GET", "/slurm/{version}/partition/{partition_name}", "slurm.partition.get", &GetPartitions},
+    {"GET", "/slurm/{version}/ping", "slurm.ping.get", &Ping},
+    {"GET", "/slurm/{version}/diag", "slurm.diag.get", &Diag},
+    {"GET", "/slurmdb/{version}/job/{job_id}", "slurmdb.job.get", &GetDbJobs},
+    {"GET", "/slurmdb/{version}/jobs", "slurmdb.jobs.get", &GetDbJobs},
+};
+
+}  // namespace
+
+std::span<const SlurmRoute> SlurmRoutes() { return kRoutes; }
+
+}  // namespace slurm
 
 namespace {
 
