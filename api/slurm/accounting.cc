@@ -140,7 +140,7 @@ SlurmResponse GetDbJobs(const Call& call) {
         const int64_t ended = ToSeconds(run.end);
         if (start_time && ended != 0 && ended < *start_time) continue;
         if (end_time && submitted > *end_time) continue;
-        out.body["jobs"].push_back(JobDbRecord(w, *job, facts, run, i));
+        out.body["jobs"].push_back(JobDbRecord(w, *job, facts, run, i, call.version));
       }
     }
     if (out.body["jobs"].empty()) out.warnings.push_back(WarningSlurmdbFoundNothing());

@@ -12,7 +12,7 @@ using nlohmann::json;
 namespace {
 
 // The cluster's records of one kind under `key` ("nodes", "partitions"): all of them, or the one
-// `name`d (`missing` its error when there is none). fill(world, cluster, name, list) appends them.
+// `name`d (`missing` its error when there is none). fill(world, cluster, list) appends them.
 template <typename Fill>
 SlurmResponse ShowRecords(const Call& call, const char* key, std::optional<std::string_view> name,
                           SlurmError (*missing)(std::string_view), Fill fill) {
@@ -21,7 +21,7 @@ SlurmResponse ShowRecords(const Call& call, const char* key, std::optional<std::
   return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& r) {
     r.body["last_update"] = NoValTime(w.now());
     json& list = r.body[key];
-    fill(w, w.clusters()[ci], name, list);
+    fill(w, w.clusters()[ci], list);
     if (name && list.empty()) r.errors.push_back(missing(*name));
   });
 }
@@ -29,24 +29,26 @@ SlurmResponse ShowRecords(const Call& call, const char* key, std::optional<std::
 }  // namespace
 
 SlurmResponse GetNodes(const Call& call) {
-  return ShowRecords(
-      call, "nodes", call.Param("node_name"), &ErrorFailureToQueryNode,
-      [](const World& w, const SlurmCluster& c, std::optional<std::string_view> name, json& list) {
-        for (NodeIndex n : c.nodes) {
-          const Node& node = w.nodes()[n];
-          if (!name || node.name == *name) list.push_back(NodeJson(w, c, node));
-        }
-      });
+  const std::optional<std::string_view> name = call.Param("node_name");
+  return ShowRecords(call, "nodes", name, &ErrorFailureToQueryNode,
+                     [&](const World& w, const SlurmCluster& c, json& list) {
+                       for (NodeIndex n : c.nodes) {
+                         const Node& node = w.nodes()[n];
+                         if (name && node.name != *name) continue;
+                         list.push_back(NodeJson(w, c, node, call.version));
+                       }
+                     });
 }
 
 SlurmResponse GetPartitions(const Call& call) {
-  return ShowRecords(
-      call, "partitions", call.Param("partition_name"), &ErrorUnableToFindPartition,
-      [](const World& w, const SlurmCluster& c, std::optional<std::string_view> name, json& list) {
-        for (const Partition& p : c.partitions) {
-          if (!name || p.config.name == *name) list.push_back(PartitionJson(w, c, p));
-        }
-      });
+  const std::optional<std::string_view> name = call.Param("partition_name");
+  return ShowRecords(call, "partitions", name, &ErrorUnableToFindPartition,
+                     [&](const World& w, const SlurmCluster& c, json& list) {
+                       for (const Partition& p : c.partitions) {
+                         if (name && p.config.name != *name) continue;
+                         list.push_back(PartitionJson(w, c, p, call.version));
+                       }
+                     });
 }
 
 SlurmResponse Ping(const Call& call) {

@@ -82,7 +82,7 @@ json BatchStep(const Job& job, const JobFacts& f, const RunFacts& r, size_t inde
 }  // namespace
 
 json JobDbRecord(const World& world, const Job& job, const JobFacts& f, const RunFacts& r,
-                 size_t index) {
+                 size_t index, int version) {
   const JobRun& run = job.runs[index];
   const bool last = index + 1 == job.runs.size();
   const bool started = r.start > 0;
@@ -91,7 +91,7 @@ json JobDbRecord(const World& world, const Job& job, const JobFacts& f, const Ru
   const std::string_view account = f.account();
   const std::string_view first_node = r.first_node();
   const bool held = job.held && last;
-  return {
+  json out = {
       {"account", account},
       {"comment", {{"administrator", ""}, {"job", f.spec.comment}, {"system", ""}}},
       {"allocation_nodes", started ? static_cast<int>(r.node_names.size()) : 0},
@@ -163,6 +163,8 @@ json JobDbRecord(const World& world, const Job& job, const JobFacts& f, const Ru
       {"wckey", {{"wckey", ""}, {"flags", json::array()}}},
       {"working_directory", f.spec.current_working_directory},
   };
+  if (version >= 43) out["segment_size"] = 0;  // v0.0.43 / v0.0.44 add it
+  return out;
 }
 
 }  // namespace schedemu::api::slurm

@@ -12,10 +12,10 @@
 
 namespace schedemu::api::slurm {
 
-// The record of run `index` of `job`; `facts` is JobFacts::Of(job) and `run`
-// RunFacts::Accounted(job, index).
+// The record of run `index` of `job` in data_parser `version`'s shape (42, 43, 44); `facts` is
+// JobFacts::Of(job) and `run` RunFacts::Accounted(job, index).
 nlohmann::json JobDbRecord(const World& world, const Job& job, const JobFacts& facts,
-                           const RunFacts& run, size_t index);
+                           const RunFacts& run, size_t index, int version);
 
 }  // namespace schedemu::api::slurm
 

@@ -13,8 +13,8 @@ namespace schedemu::api::slurm {
 namespace {
 
 // Served data_parser versions. v0.0.43 and v0.0.44 are supersets of v0.0.42 for every operation
-// served here (job_view.cc and reply.cc add their fields). v0.0.41 (different submit and kill
-// shapes) is not served.
+// served here (each view adds their fields). v0.0.41 (other submit and kill shapes) is not
+// served.
 int ParseVersion(std::string_view segment) {
   if (segment == "v0.0.42") return 42;
   if (segment == "v0.0.43") return 43;

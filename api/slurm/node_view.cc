@@ -28,7 +28,7 @@ std::string IndexRanges(const std::vector<int>& v) {
 
 }  // namespace
 
-json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node) {
+json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node, int version) {
   int used_gpus = 0;
   std::vector<int> used_idx;
   for (int g = 0; g < node.gpus(); ++g) {
@@ -71,7 +71,7 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node)
     if (used_gpus > 0) absl::StrAppend(&tres_used, ",gres/gpu=", used_gpus);
   }
   const int64_t boot = ToSeconds(world.config().start_time);
-  return {
+  json out = {
       {"architecture", "x86_64"},
       {"burstbuffer_network_address", ""},
       {"boards", 1},
@@ -136,6 +136,12 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node)
       {"tres", tres},
       {"version", "24.11.6"},
   };
+  if (version >= 43) {  // v0.0.43 / v0.0.44 add these
+    out["topology"] = "";
+    out["cert_flags"] = json::array();
+    out["tls_cert_last_renewal"] = NoVal(0);
+  }
+  return out;
 }
 
 }  // namespace schedemu::api::slurm

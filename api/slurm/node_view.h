@@ -9,7 +9,9 @@
 
 namespace schedemu::api::slurm {
 
-nlohmann::json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node);
+// The node in data_parser `version`'s shape (42, 43, 44).
+nlohmann::json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node,
+                        int version);
 
 }  // namespace schedemu::api::slurm
 

@@ -10,7 +10,8 @@ namespace schedemu::api::slurm {
 
 using nlohmann::json;
 
-json PartitionJson(const World& world, const SlurmCluster& cluster, const Partition& partition) {
+json PartitionJson(const World& world, const SlurmCluster& cluster, const Partition& partition,
+                   int version) {
   std::vector<std::string> names;
   int cpus = 0;
   int gpus = 0;
@@ -26,7 +27,7 @@ json PartitionJson(const World& world, const SlurmCluster& cluster, const Partit
       absl::StrCat("cpu=", cpus, ",mem=", mem / 1024, "G,node=", names.size(), ",billing=", cpus);
   if (gpus > 0) absl::StrAppend(&tres, ",gres/gpu=", gpus);
   const PartitionConfig& c = partition.config;
-  return {
+  json out = {
       {"nodes",
        {{"allowed_allocation", ""},
         {"configured", CompressHostlist(names)},
@@ -65,6 +66,8 @@ json PartitionJson(const World& world, const SlurmCluster& cluster, const Partit
       {"partition", {{"state", json::array({"UP"})}}},
       {"suspend_time", NoValUnset()},
   };
+  if (version >= 43) out["topology"] = "";  // v0.0.43 / v0.0.44 add it
+  return out;
 }
 
 }  // namespace schedemu::api::slurm

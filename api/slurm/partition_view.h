@@ -9,8 +9,9 @@
 
 namespace schedemu::api::slurm {
 
+// The partition in data_parser `version`'s shape (42, 43, 44).
 nlohmann::json PartitionJson(const World& world, const SlurmCluster& cluster,
-                             const Partition& partition);
+                             const Partition& partition, int version);
 
 }  // namespace schedemu::api::slurm
 

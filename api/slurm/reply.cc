@@ -14,32 +14,6 @@ namespace {
 
 constexpr int64_t kMaxJobId = 0x03FFFFFF;
 
-// Fields v0.0.43/v0.0.44 add to the v0.0.42 shapes.
-void AdaptToVersion(json& body, int version) {
-  if (version == 42) return;
-  if (auto it = body.find("jobs"); it != body.end() && it->is_array()) {
-    for (json& job : *it) {
-      job["segment_size"] = 0;
-      if (!job.contains("job_state")) continue;  // slurmdb record
-      job["stdout_expanded"] = job.value("standard_output", "");
-      job["stderr_expanded"] = job.value("standard_error", "");
-      job["stdin_expanded"] = job.value("standard_input", "");
-      job["licenses_allocated"] = "";
-      if (version >= 44) job["submit_line"] = "";
-    }
-  }
-  if (auto it = body.find("nodes"); it != body.end() && it->is_array()) {
-    for (json& node : *it) {
-      node["topology"] = "";
-      node["cert_flags"] = json::array();
-      node["tls_cert_last_renewal"] = NoVal(0);
-    }
-  }
-  if (auto it = body.find("partitions"); it != body.end() && it->is_array()) {
-    for (json& p : *it) p["topology"] = "";
-  }
-}
-
 }  // namespace
 
 std::optional<std::string_view> Call::Query(std::string_view name) const {
@@ -105,7 +79,6 @@ SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_n
     r.body.append("]}");
     return r;
   }
-  AdaptToVersion(reply.body, call.version);
   WriteHead(r.body, call, reply, cluster_name);
   return r;
 }
