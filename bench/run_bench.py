@@ -674,6 +674,14 @@ def fmt(x, digits=1):
     return ("{:.%df}" % digits).format(x)
 
 
+def table_head(title, align, columns):
+    """A report section's lines up to its first row: the title, the column names and the
+    alignment row, where align has an "l" (left) or "r" (right) per column."""
+    return ["## %s\n" % title,
+            "| %s |" % " | ".join(columns),
+            "| %s |" % " | ".join("---:" if a == "r" else "---" for a in align)]
+
+
 def verdict(ok):
     return "met" if ok else "**missed**"
 
@@ -711,9 +719,7 @@ def report():
         L.append("")
 
     if "ours_http" in R:
-        L.append("## HTTP throughput and latency (ours)\n")
-        L.append("| route | req/s | p50 ms | p99 ms | p99.9 ms | non-2xx | RSS after KiB | target |")
-        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        L += table_head("HTTP throughput and latency (ours)", "lrrrrrrl", ["route", "req/s", "p50 ms", "p99 ms", "p99.9 ms", "non-2xx", "RSS after KiB", "target"])
         for ph in R["ours_http"]["phases"]:
             t = ph["total"]
             bad = ph.get("unexpected_status", 0) + ph.get("errors", 0)
@@ -731,9 +737,7 @@ def report():
                   fmt(R["ours_http"]["peak_rss_kib"])))
 
     if "ours_get_jobs" in R:
-        L.append("## GET /jobs (whole list, sequential, one connection)\n")
-        L.append("| jobs | ours `GET /slurm/v0.0.42/jobs` median ms | body bytes | ours RSS KiB | peer `GET /slurm/v0.0.38/jobs` median ms | peer RSS KiB (ctld+restd) | ours faster by | target |")
-        L.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        L += table_head("GET /jobs (whole list, sequential, one connection)", "rrrrrrrl", ["jobs", "ours `GET /slurm/v0.0.42/jobs` median ms", "body bytes", "ours RSS KiB", "peer `GET /slurm/v0.0.38/jobs` median ms", "peer RSS KiB (ctld+restd)", "ours faster by", "target"])
         for n in ("1000", "10000"):
             o = R["ours_get_jobs"].get(n)
             p = R.get("peer", {}).get("get_jobs_" + n)
@@ -752,9 +756,7 @@ def report():
         L.append("")
 
     if "peer" in R and R["peer"].get("phases"):
-        L.append("## Ours vs the real Slurm 22.05 peer (same run, same load driver)\n")
-        L.append("| run | ours req/s | ours p99 ms | peer req/s | peer p99 ms | ratio | target |")
-        L.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+        L += table_head("Ours vs the real Slurm 22.05 peer (same run, same load driver)", "lrrrrrl", ["run", "ours req/s", "ours p99 ms", "peer req/s", "peer p99 ms", "ratio", "target"])
         ours = {ph["key"]: ph for ph in R.get("ours_http", {}).get("phases", [])}
         pairs = [("slurm GET job/{id}", "slurm GET job/{id} (direct)", 50),
                  ("slurm GET job/{id}", "vertex envelope GET job/{id}", 50),
@@ -804,9 +806,7 @@ def report():
             L.append("")
 
     if "model" in R:
-        L.append("## Model microbenchmarks (`bench/model_bench`, medians)\n")
-        L.append("| benchmark | real time per op (us) | CPU (us) | ops/s | counters |")
-        L.append("| --- | ---: | ---: | ---: | --- |")
+        L += table_head("Model microbenchmarks (`bench/model_bench`, medians)", "lrrrl", ["benchmark", "real time per op (us)", "CPU (us)", "ops/s", "counters"])
         for row in R["model"]["rows"]:
             L.append("| %s | %s | %s | %s | %s |" %
                      (row["name"], fmt(row["real_time_us"], 2), fmt(row["cpu_time_us"], 2),
@@ -863,7 +863,7 @@ def main():
             pass
     RESULTS["machine"] = machine()
     RESULTS["settings"] = {"duration_s": DURATION, "connections": CONNECTIONS, "reps": REPS,
-                           "replay_jobs": REPLAY_JOBS, "soak_s": SOAK, "peer": PEER}
+                        "replay_jobs": REPLAY_JOBS, "soak_s": SOAK, "peer": PEER}
     save()
     steps = [("model", model_benchmarks), ("api", api_benchmarks), ("cold", cold_start),
              ("http", ours_http),
