@@ -30,23 +30,19 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   r.dialect = Dialect::kCloudRu;
   const int ri = FindRegion(r.region);
   if (ri < 0) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kUnknownRegion,
-                      absl::StrCat("Region '", r.region, "' not found"));
+    return model_errors::UnknownRegion(r.region);
   }
   const int wi = FindWorkspace(r.tenant);
   if (wi < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownWorkspace,
-                      absl::StrCat("Workspace '", r.tenant, "' not found"));
+    return model_errors::UnknownWorkspace(r.tenant);
   }
   const Workspace& ws = workspaces_[wi];
   auto not_offered = [&] {
-    return ModelError(
-        absl::StatusCode::kInvalidArgument, Reason::kInstanceTypeNotOffered,
-        absl::StrCat("Can't find instance_type_key='", r.instance_type, "' for region=", r.region));
+    return model_errors::InstanceTypeNotOffered(r.instance_type, r.region);
   };
   absl::StatusOr<InstanceType> it = ParseInstanceType(r.instance_type);
   if (!it.ok()) return not_offered();
-  if (r.workers < 1) return Invalid("n_workers must be >= 1");
+  if (r.workers < 1) return model_errors::InvalidArgument("n_workers must be >= 1");
 
   const int sq = SharedQueueOf(r.region);
   const bool shared = sq >= 0 && r.queue_name == queues_[sq].config.name;
@@ -55,23 +51,18 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   std::vector<std::vector<int>> groups;
   if (shared) {
     if (!r.allocation_name.empty()) {
-      return Invalid("allocation_name must be empty for the shared-cluster queue");
+      return model_errors::InvalidArgument(
+          "allocation_name must be empty for the shared-cluster queue");
     }
     if (!regions_[ri].shared_workspaces.count(r.tenant)) {
-      return ModelError(
-          absl::StatusCode::kPermissionDenied, Reason::kNotAssignedToSharedQueue,
-          absl::StrCat("Workspace '", r.tenant,
-                       "' is not assigned to the shared-cluster queue in region ", r.region));
+      return model_errors::NotAssignedToSharedQueue(r.tenant, r.region);
     }
     bool any_connected = false;
     for (const Allocation& a : allocations_) {
       any_connected |= a.config.region == r.region && a.config.in_shared_cluster;
     }
     if (!any_connected) {
-      return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kSharedQueueUnavailable,
-                        absl::StrCat("No allocation is connected to the shared-cluster queue in "
-                                     "region ",
-                                     r.region));
+      return model_errors::SharedQueueNotConnected(r.region);
     }
     groups = Placement::SharedGroups(*this, r.region, r.instance_type);
     if (groups.empty()) return not_offered();
@@ -86,9 +77,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
         }
       }
       if (alloc < 0) {
-        return ModelError(
-            absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-            absl::StrCat("No allocation of workspace '", r.tenant, "' in region ", r.region));
+        return model_errors::NoWorkspaceAllocation(r.tenant, r.region);
       }
     } else {
       alloc = FindAllocationByName(r.allocation_name);
@@ -97,8 +86,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
         alloc = -1;
       }
       if (alloc < 0) {
-        return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-                          absl::StrCat("Allocation '", r.allocation_name, "' not found"));
+        return model_errors::UnknownAllocation(r.allocation_name);
       }
     }
     const Allocation& a = allocations_[alloc];
@@ -116,8 +104,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
       }
     }
     if (queue < 0) {
-      return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownQueue,
-                        absl::StrCat("Queue '", r.queue_name, "' not found"));
+      return model_errors::UnknownQueue(r.queue_name);
     }
     groups = {{alloc}};
   }
@@ -125,9 +112,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   const auto& accepted = qc.priorities.empty() ? DefaultPriorities() : qc.priorities;
   std::string priority = r.priority_class.empty() ? qc.default_priority : r.priority_class;
   if (std::find(accepted.begin(), accepted.end(), priority) == accepted.end()) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kPriorityNotAllowed,
-                      absl::StrCat("priority_class '", priority, "' is not allowed in queue '",
-                                   qc.name, "'; allowed: ", absl::StrJoin(accepted, ", ")));
+    return model_errors::PriorityNotAllowed(priority, qc.name, accepted);
   }
   // Shape.
   r.gpus_per_worker = it->gpus;
@@ -160,17 +145,14 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
     fits_somewhere = true;
   }
   if (!fits_somewhere) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kRequestTooLarge,
-                      absl::StrCat("Requested ", r.workers, " x ", r.instance_type,
-                                   " can never fit in region ", r.region));
+    return model_errors::RequestTooLarge(r.workers, r.instance_type, r.region);
   }
   const int64_t requested = int64_t{r.workers} * r.gpus_per_worker;
   if (ws.config.gpu_limit >= 0) {
     int64_t used = ix_.ws_active_gpus[r.tenant];
     if (used + requested > ws.config.gpu_limit) {
       int64_t free = std::max<int64_t>(0, ws.config.gpu_limit - used);
-      return ModelError(absl::StatusCode::kResourceExhausted, Reason::kWorkspaceGpuLimit,
-                        absl::StrCat("WORKSPACE_GPU_LIMIT_REACHED_ONLY_", free, "_FREE"));
+      return model_errors::WorkspaceGpuLimit(free);
     }
   }
   if (r.time_limit <= 0) r.time_limit = kNever;
@@ -207,8 +189,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
 absl::Status World::StopCloudRuJob(std::string_view workspace, std::string_view job_name) {
   auto it = ix_.cloudru_names.find(job_name);
   if (it == ix_.cloudru_names.end() || jobs_.at(it->second).request.tenant != workspace) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound,
-                      absl::StrCat("Job '", AV(job_name), "' not found"));
+    return model_errors::CloudRuJobNotFound(job_name);
   }
   Job& j = jobs_.at(it->second);
   if (IsTerminal(j.state)) return absl::OkStatus();
@@ -221,8 +202,7 @@ absl::StatusOr<JobId> World::RestartCloudRuJob(std::string_view workspace,
                                                std::string_view job_name) {
   auto it = ix_.cloudru_names.find(job_name);
   if (it == ix_.cloudru_names.end() || jobs_.at(it->second).request.tenant != workspace) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound,
-                      absl::StrCat("Job '", AV(job_name), "' not found"));
+    return model_errors::CloudRuJobNotFound(job_name);
   }
   JobRequest request = jobs_.at(it->second).request;
   Job& parent = jobs_.at(it->second);
@@ -241,21 +221,25 @@ absl::StatusOr<JobId> World::RestartCloudRuJob(std::string_view workspace,
   return id;
 }
 
+namespace {
+
+// The region of a shared-cluster (un)assignment, once the workspace, the region and its shared
+// queue are known to exist.
+absl::StatusOr<int> AssignmentRegion(const World& w, std::string_view workspace,
+                                     std::string_view region) {
+  if (w.FindWorkspace(workspace) < 0) return model_errors::UnknownWorkspace(workspace);
+  const int r = w.FindRegion(region);
+  if (r < 0) return model_errors::UnknownRegion(region);
+  if (w.SharedQueueOf(region) < 0) return model_errors::NoSharedQueue(region);
+  return r;
+}
+
+}  // namespace
+
 absl::Status World::AssignSharedQueue(std::string_view workspace, std::string_view region) {
-  if (FindWorkspace(workspace) < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownWorkspace,
-                      absl::StrCat("Workspace '", AV(workspace), "' not found"));
-  }
-  int r = FindRegion(region);
-  if (r < 0) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kUnknownRegion,
-                      absl::StrCat("Region '", AV(region), "' not found"));
-  }
-  if (SharedQueueOf(region) < 0) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kSharedQueueUnavailable,
-                      absl::StrCat("Region ", AV(region), " has no shared-cluster queue"));
-  }
-  if (regions_[r].shared_workspaces.insert(std::string(workspace)).second) {
+  absl::StatusOr<int> r = AssignmentRegion(*this, workspace, region);
+  if (!r.ok()) return r.status();
+  if (regions_[*r].shared_workspaces.insert(std::string(workspace)).second) {
     EventLog::Emit(*this, EventKind::kSharedAssigned, kNoJob, std::string(workspace),
                    {{"region", std::string(region)}});
   }
@@ -263,20 +247,10 @@ absl::Status World::AssignSharedQueue(std::string_view workspace, std::string_vi
 }
 
 absl::Status World::UnassignSharedQueue(std::string_view workspace, std::string_view region) {
-  if (FindWorkspace(workspace) < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownWorkspace,
-                      absl::StrCat("Workspace '", AV(workspace), "' not found"));
-  }
-  int r = FindRegion(region);
-  if (r < 0) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kUnknownRegion,
-                      absl::StrCat("Region '", AV(region), "' not found"));
-  }
-  int sq = SharedQueueOf(region);
-  if (sq < 0) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kSharedQueueUnavailable,
-                      absl::StrCat("Region ", AV(region), " has no shared-cluster queue"));
-  }
+  absl::StatusOr<int> found = AssignmentRegion(*this, workspace, region);
+  if (!found.ok()) return found.status();
+  const int r = *found;
+  const int sq = SharedQueueOf(region);
   if (regions_[r].shared_workspaces.erase(std::string(workspace)) == 0) return absl::OkStatus();
   EventLog::Emit(*this, EventKind::kSharedUnassigned, kNoJob, std::string(workspace),
                  {{"region", std::string(region)}});

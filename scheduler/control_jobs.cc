@@ -16,8 +16,7 @@ namespace schedemu {
 absl::StatusOr<Job*> ControlOps::ActiveJob(World& w, JobId id) {
   auto it = w.jobs_.find(id);
   if (it == w.jobs_.end()) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound,
-                      absl::StrCat("job ", id, " not found"));
+    return model_errors::JobNotFound(id);
   }
   return &it->second;
 }
@@ -25,8 +24,7 @@ absl::StatusOr<Job*> ControlOps::ActiveJob(World& w, JobId id) {
 absl::StatusOr<Job*> ControlOps::RunningJob(World& w, JobId id) {
   absl::StatusOr<Job*> j = ActiveJob(w, id);
   if (j.ok() && (*j)->state != JobState::kRunning) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-                      "job is not running");
+    return model_errors::JobNotRunning();
   }
   return j;
 }
@@ -74,8 +72,7 @@ absl::Status ControlOps::HoldJob(World& w, JobId job) {
   if (!jp.ok()) return jp.status();
   Job& j = **jp;
   if (j.state != JobState::kPending) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-                      "Job is no longer pending execution");
+    return model_errors::JobNotPending();
   }
   if (j.held) return absl::OkStatus();
   JobIndexes::ErasePending(w, j);
@@ -126,8 +123,7 @@ absl::Status World::DeleteBehaviourRule(std::string_view id) {
   auto it = std::find_if(rules_.begin(), rules_.end(),
                          [&](const BehaviourRule& r) { return r.id == id; });
   if (it == rules_.end()) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kInvalidArgument,
-                      absl::StrCat("rule '", AV(id), "' not found"));
+    return model_errors::UnknownRule(id);
   }
   rules_.erase(it);
   return absl::OkStatus();

@@ -26,12 +26,10 @@ absl::Status ControlOps::SetNodeState(World& w, std::string_view node, NodeState
                                       std::string reason) {
   const int i = w.FindNode(node);
   if (i < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownNode,
-                      absl::StrCat("Node '", AV(node), "' not found"));
+    return model_errors::UnknownNode(node);
   }
   if (w.nodes_[i].removed) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-                      absl::StrCat("Node '", AV(node), "' was removed"));
+    return model_errors::NodeRemoved(node);
   }
   Node& n = w.nodes_[i];
   const NodeState old = n.state;
@@ -63,7 +61,8 @@ absl::Status World::SetNodeState(std::string_view node, NodeState state, std::st
 absl::Status ControlOps::AddNode(World& w, std::string_view allocation_or_cluster,
                                  std::string node_name) {
   if (node_name.empty() || w.FindNode(node_name) >= 0) {
-    return Invalid(absl::StrCat("node name '", node_name, "' is empty or already exists"));
+    return model_errors::InvalidArgument(
+        absl::StrCat("node name '", node_name, "' is empty or already exists"));
   }
   int a = FindAllocationByNameOrId(w, allocation_or_cluster);
   if (a >= 0) {
@@ -85,8 +84,7 @@ absl::Status ControlOps::AddNode(World& w, std::string_view allocation_or_cluste
     }
   }
   if (c < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-                      absl::StrCat("No allocation or cluster '", AV(allocation_or_cluster), "'"));
+    return model_errors::UnknownAllocationOrCluster(allocation_or_cluster);
   }
   SlurmNodeConfig nc =
       w.clusters_[c].config.nodes.empty() ? SlurmNodeConfig{} : w.clusters_[c].config.nodes.front();
@@ -114,8 +112,7 @@ absl::Status World::AddNode(std::string_view allocation_or_cluster, std::string 
 absl::Status ControlOps::RemoveNode(World& w, std::string_view node) {
   const int i = w.FindNode(node);
   if (i < 0 || w.nodes_[i].removed) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownNode,
-                      absl::StrCat("Node '", AV(node), "' not found"));
+    return model_errors::UnknownNode(node);
   }
   if (absl::Status st = SetNodeState(w, node, NodeState::kDown, "removed"); !st.ok()) return st;
   Node& n = w.nodes_[i];
@@ -148,21 +145,34 @@ absl::Status World::RemoveNode(std::string_view node) {
   return ControlOps::ThenPass(*this, ControlOps::RemoveNode(*this, node));
 }
 
+namespace {
+
+// The allocation of a TakeGpus/ReturnGpus of `count` GPUs, once both are valid.
+absl::StatusOr<int> GpuCountAllocation(const World& w, std::string_view allocation, int count) {
+  const int a = FindAllocationByNameOrId(w, allocation);
+  if (a < 0) return model_errors::UnknownAllocation(allocation);
+  if (count <= 0) return model_errors::InvalidArgument("count must be > 0");
+  return a;
+}
+
+// GPUs of an allocation taken by other tenants.
+int OtherTenantGpus(const World& w, const Allocation& a) {
+  int n = 0;
+  for (NodeIndex i : a.nodes) {
+    for (JobId o : w.nodes()[i].gpu_owner) n += o == kOtherTenant;
+  }
+  return n;
+}
+
+}  // namespace
+
 absl::Status ControlOps::TakeGpus(World& w, std::string_view allocation, int count) {
-  int a = FindAllocationByNameOrId(w, allocation);
-  if (a < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-                      absl::StrCat("Allocation '", AV(allocation), "' not found"));
-  }
-  if (count <= 0) return Invalid("count must be > 0");
-  int available = 0;
-  for (NodeIndex i : w.allocations_[a].nodes) {
-    for (JobId o : w.nodes_[i].gpu_owner) available += o != kOtherTenant;
-  }
+  absl::StatusOr<int> found = GpuCountAllocation(w, allocation, count);
+  if (!found.ok()) return found.status();
+  const int a = *found;
+  const int available = w.TotalGpus(w.allocations_[a]) - OtherTenantGpus(w, w.allocations_[a]);
   if (count > available) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-                      absl::StrCat("Allocation '", AV(allocation), "' has only ", available,
-                                   " GPUs not taken by other tenants"));
+    return model_errors::TooFewGpusToTake(allocation, available);
   }
   int taken = 0;
   auto take_free = [&] {
@@ -218,20 +228,12 @@ absl::Status World::TakeGpus(std::string_view allocation, int count) {
 }
 
 absl::Status ControlOps::ReturnGpus(World& w, std::string_view allocation, int count) {
-  int a = FindAllocationByNameOrId(w, allocation);
-  if (a < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownAllocation,
-                      absl::StrCat("Allocation '", AV(allocation), "' not found"));
-  }
-  if (count <= 0) return Invalid("count must be > 0");
-  int held = 0;
-  for (NodeIndex i : w.allocations_[a].nodes) {
-    for (JobId o : w.nodes_[i].gpu_owner) held += o == kOtherTenant;
-  }
+  absl::StatusOr<int> found = GpuCountAllocation(w, allocation, count);
+  if (!found.ok()) return found.status();
+  const int a = *found;
+  const int held = OtherTenantGpus(w, w.allocations_[a]);
   if (count > held) {
-    return ModelError(
-        absl::StatusCode::kFailedPrecondition, Reason::kFailedPrecondition,
-        absl::StrCat("Only ", held, " GPUs of '", AV(allocation), "' are taken by other tenants"));
+    return model_errors::TooFewGpusToReturn(allocation, held);
   }
   int returned = 0;
   const auto& ns = w.allocations_[a].nodes;

@@ -28,24 +28,21 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   r.dialect = Dialect::kSlurm;
   const int ci = FindCluster(r.cluster);
   if (ci < 0) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kUnknownCluster,
-                      absl::StrCat("Cluster '", r.cluster, "' not found"));
+    return model_errors::UnknownCluster(r.cluster);
   }
   const SlurmCluster& c = clusters_[ci];
   if (!c.config.users.empty()) {
     bool known = false;
     for (const SlurmUserConfig& u : c.config.users) known |= u.name == r.tenant;
     if (!known) {
-      return ModelError(absl::StatusCode::kPermissionDenied, Reason::kUnknownUser,
-                        absl::StrCat("Invalid user id: '", r.tenant, "'"));
+      return model_errors::UnknownUser(r.tenant);
     }
   }
   int pi = -1;
   if (!r.partition.empty()) {
     pi = FindPartition(ci, r.partition);
     if (pi < 0) {
-      return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidPartition,
-                        "Invalid partition name specified");
+      return model_errors::InvalidPartition(r.partition);
     }
   } else {
     for (size_t p = 0; p < c.partitions.size(); ++p) {
@@ -56,25 +53,19 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     }
     if (pi < 0 && c.partitions.size() == 1) pi = 0;
     if (pi < 0) {
-      return ModelError(absl::StatusCode::kInvalidArgument, Reason::kNoDefaultPartition,
-                        "No partition specified or system default partition");
+      return model_errors::NoDefaultPartition();
     }
   }
   const Partition& part = c.partitions[pi];
   if (r.workers < 1) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidNodeCount,
-                      "Node count specification invalid");
+    return model_errors::InvalidNodeCount();
   }
   if (r.gpus_per_worker < 0 || r.cpus_per_worker < 0) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kNodeConfigUnavailable,
-                      "Requested node configuration is not available");
+    return model_errors::NodeConfigUnavailable();
   }
   if (r.cpus_per_worker == 0) r.cpus_per_worker = 1;
   {
-    auto unavailable = [] {
-      return ModelError(absl::StatusCode::kInvalidArgument, Reason::kNodeConfigUnavailable,
-                        "Requested node configuration is not available");
-    };
+    auto unavailable = [] { return model_errors::NodeConfigUnavailable(); };
     auto suitable = [&](NodeIndex i) {
       const Node& n = nodes_[i];
       return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker;
@@ -106,8 +97,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   if (limit == kNever && script.sbatch_time_limit) limit = *script.sbatch_time_limit;
   if (limit != kNever) {
     if (limit <= 0 || limit > part.config.max_time) {
-      return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidTimeLimit,
-                        "Requested time limit is invalid (missing or exceeds some limit)");
+      return model_errors::InvalidTimeLimit();
     }
   } else {
     limit = part.config.default_time != kNever ? part.config.default_time : part.config.max_time;
@@ -150,24 +140,20 @@ absl::Status World::SignalSlurmJob(int cluster, int64_t slurm_job_id, std::strin
                                    int signal) {
   auto it = ix_.slurm_ids.find({cluster, slurm_job_id});
   if (it == ix_.slurm_ids.end() || jobs_.at(it->second).purged) {
-    return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound,
-                      "Invalid job id specified");
+    return model_errors::SlurmJobNotFound(slurm_job_id);
   }
   Job& j = jobs_.at(it->second);
   if (user != j.request.tenant && user != "root" && user != "slurm") {
-    return ModelError(absl::StatusCode::kPermissionDenied, Reason::kAccessDenied,
-                      "Access/permission denied");
+    return model_errors::AccessDenied(user);
   }
   if (IsTerminal(j.state) || j.state == JobState::kCompleting) {
-    return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kJobAlreadyFinished,
-                      "Job/step already completing or completed");
+    return model_errors::JobAlreadyFinished();
   }
   const std::string subject = absl::StrCat(slurm_job_id);
   const bool ends = signal == 9 || signal == 15;
   if (j.state == JobState::kPending) {
     if (!ends) {
-      return ModelError(absl::StatusCode::kFailedPrecondition, Reason::kTransitionStateNoUpdate,
-                        "Job can not be altered now, try again later");
+      return model_errors::TransitionStateNoUpdate();
     }
     EventLog::Emit(*this, EventKind::kCancelled, j.id, subject,
                    {{"by", std::string(user)}, {"signal", absl::StrCat(signal)}});

@@ -69,8 +69,7 @@ int64_t Timers::FireInstant(World& w, TimeMs instant, int64_t max_events) {
 
 absl::Status World::AdvanceTo(TimeMs t) {
   if (t < now_) {
-    return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidArgument,
-                      absl::StrCat("cannot move time backwards (now ", now_, ", asked ", t, ")"));
+    return model_errors::TimeBackwards(now_, t);
   }
   Scheduling::Pass(*this);
   for (;;) {

@@ -26,19 +26,22 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
   w.clock_ = Clock(Clock::Mode::kManual, config.start_time, 1.0, std::move(wall));
   w.now_ = config.start_time;
   w.rng_ = SeededRng(config.seed);
-  if (config.max_pending_scan < 0) return Invalid("max_pending_scan must be >= 0");
+  if (config.max_pending_scan < 0)
+    return model_errors::InvalidArgument("max_pending_scan must be >= 0");
 
   std::set<std::string> node_names;
   auto add_node_name = [&](const std::string& n) -> absl::Status {
-    if (n.empty()) return Invalid("node name must not be empty");
-    if (!node_names.insert(n).second) return Invalid(absl::StrCat("duplicate node '", n, "'"));
+    if (n.empty()) return model_errors::InvalidArgument("node name must not be empty");
+    if (!node_names.insert(n).second)
+      return model_errors::InvalidArgument(absl::StrCat("duplicate node '", n, "'"));
     return absl::OkStatus();
   };
 
   // Regions and their shared-cluster queues.
   for (const RegionConfig& rc : config.regions) {
-    if (rc.key.empty()) return Invalid("region key must not be empty");
-    if (w.FindRegion(rc.key) >= 0) return Invalid(absl::StrCat("duplicate region '", rc.key, "'"));
+    if (rc.key.empty()) return model_errors::InvalidArgument("region key must not be empty");
+    if (w.FindRegion(rc.key) >= 0)
+      return model_errors::InvalidArgument(absl::StrCat("duplicate region '", rc.key, "'"));
     w.regions_.push_back(Region{rc, {}});
     w.ix_.cloudru_pending.emplace_back();
     w.ix_.victims_by_rank.emplace_back();
@@ -62,32 +65,33 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
   std::set<std::string> queue_ids;
   for (const Queue& q : w.queues_) {
     if (!queue_ids.insert(q.config.id).second) {
-      return Invalid(absl::StrCat("duplicate queue id '", q.config.id, "'"));
+      return model_errors::InvalidArgument(absl::StrCat("duplicate queue id '", q.config.id, "'"));
     }
   }
   for (const AllocationConfig& acfg : config.allocations) {
     AllocationConfig ac = acfg;
-    if (ac.name.empty()) return Invalid("allocation name must not be empty");
+    if (ac.name.empty()) return model_errors::InvalidArgument("allocation name must not be empty");
     if (w.FindAllocationByName(ac.name) >= 0) {
-      return Invalid(absl::StrCat("duplicate allocation '", ac.name, "'"));
+      return model_errors::InvalidArgument(absl::StrCat("duplicate allocation '", ac.name, "'"));
     }
     if (ac.id.empty()) ac.id = w.rng_.Uuid4();
     if (w.FindAllocationById(ac.id) >= 0) {
-      return Invalid(absl::StrCat("duplicate allocation id '", ac.id, "'"));
+      return model_errors::InvalidArgument(absl::StrCat("duplicate allocation id '", ac.id, "'"));
     }
     if (w.FindRegion(ac.region) < 0) {
-      return Invalid(absl::StrCat("allocation '", ac.name, "': unknown region '", ac.region, "'"));
+      return model_errors::InvalidArgument(
+          absl::StrCat("allocation '", ac.name, "': unknown region '", ac.region, "'"));
     }
     absl::StatusOr<InstanceType> nt = ParseInstanceType(ac.node_instance_type);
     if (!nt.ok()) {
-      return Invalid(
+      return model_errors::InvalidArgument(
           absl::StrCat("allocation '", ac.name, "': node_instance_type: ", nt.status().message()));
     }
     if (ac.instance_types.empty()) ac.instance_types.push_back(ac.node_instance_type);
     for (const std::string& k : ac.instance_types) {
       absl::StatusOr<InstanceType> t = ParseInstanceType(k);
       if (!t.ok()) {
-        return Invalid(
+        return model_errors::InvalidArgument(
             absl::StrCat("allocation '", ac.name, "': instance_types: ", t.status().message()));
       }
     }
@@ -102,27 +106,32 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     bool have_default = false;
     std::set<std::string> qnames;
     for (QueueConfig& q : ac.queues) {
-      if (q.name.empty()) return Invalid(absl::StrCat("allocation '", ac.name, "': queue name"));
+      if (q.name.empty())
+        return model_errors::InvalidArgument(
+            absl::StrCat("allocation '", ac.name, "': queue name"));
       if (!qnames.insert(q.name).second) {
-        return Invalid(absl::StrCat("allocation '", ac.name, "': duplicate queue '", q.name, "'"));
+        return model_errors::InvalidArgument(
+            absl::StrCat("allocation '", ac.name, "': duplicate queue '", q.name, "'"));
       }
       if (q.id.empty()) q.id = w.rng_.Uuid4();
       if (!queue_ids.insert(q.id).second) {
-        return Invalid(absl::StrCat("duplicate queue id '", q.id, "'"));
+        return model_errors::InvalidArgument(absl::StrCat("duplicate queue id '", q.id, "'"));
       }
       if (q.type == QueueType::kShared) {
-        return Invalid(absl::StrCat("queue '", q.name, "': type shared is reserved for regions"));
+        return model_errors::InvalidArgument(
+            absl::StrCat("queue '", q.name, "': type shared is reserved for regions"));
       }
       const auto& pr = q.priorities.empty() ? DefaultPriorities() : q.priorities;
       for (const std::string& p : pr) {
         if (CloudRuPriorityRank(p) < 0) {
-          return Invalid(absl::StrCat("queue '", q.name, "': unknown priority '", p, "'"));
+          return model_errors::InvalidArgument(
+              absl::StrCat("queue '", q.name, "': unknown priority '", p, "'"));
         }
       }
       if (q.default_priority.empty()) q.default_priority = pr.front();
       if (std::find(pr.begin(), pr.end(), q.default_priority) == pr.end()) {
-        return Invalid(absl::StrCat("queue '", q.name, "': default_priority '", q.default_priority,
-                                    "' not accepted"));
+        return model_errors::InvalidArgument(absl::StrCat(
+            "queue '", q.name, "': default_priority '", q.default_priority, "' not accepted"));
       }
       have_default |= q.type == QueueType::kDefault;
     }
@@ -153,20 +162,21 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
 
   // Workspaces.
   for (const WorkspaceConfig& wc : config.workspaces) {
-    if (wc.id.empty()) return Invalid("workspace id must not be empty");
+    if (wc.id.empty()) return model_errors::InvalidArgument("workspace id must not be empty");
     if (w.FindWorkspace(wc.id) >= 0)
-      return Invalid(absl::StrCat("duplicate workspace '", wc.id, "'"));
+      return model_errors::InvalidArgument(absl::StrCat("duplicate workspace '", wc.id, "'"));
     for (const std::string& an : wc.allocations) {
       int a = FindAllocationByNameOrId(w, an);
       if (a < 0) {
-        return Invalid(absl::StrCat("workspace '", wc.id, "': unknown allocation '", an, "'"));
+        return model_errors::InvalidArgument(
+            absl::StrCat("workspace '", wc.id, "': unknown allocation '", an, "'"));
       }
       w.allocations_[a].workspaces.insert(wc.id);
     }
     for (const std::string& rk : wc.shared_cluster_regions) {
       int r = w.FindRegion(rk);
       if (r < 0 || w.SharedQueueOf(rk) < 0) {
-        return Invalid(
+        return model_errors::InvalidArgument(
             absl::StrCat("workspace '", wc.id, "': region '", rk, "' has no shared-cluster queue"));
       }
       w.regions_[r].shared_workspaces.insert(wc.id);
@@ -177,9 +187,10 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
 
   // Slurm clusters.
   for (const SlurmClusterConfig& cc : config.clusters) {
-    if (cc.name.empty()) return Invalid("cluster name must not be empty");
+    if (cc.name.empty()) return model_errors::InvalidArgument("cluster name must not be empty");
     if (w.FindCluster(cc.ResourceName()) >= 0) {
-      return Invalid(absl::StrCat("duplicate cluster '", cc.ResourceName(), "'"));
+      return model_errors::InvalidArgument(
+          absl::StrCat("duplicate cluster '", cc.ResourceName(), "'"));
     }
     const int ci = static_cast<int>(w.clusters_.size());
     SlurmCluster c;
@@ -193,14 +204,15 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     std::set<std::string> users;
     for (const SlurmUserConfig& u : cc.users) {
       if (u.name.empty() || !users.insert(u.name).second) {
-        return Invalid(
+        return model_errors::InvalidArgument(
             absl::StrCat("cluster '", cc.name, "': duplicate or empty user '", u.name, "'"));
       }
     }
     for (const SlurmNodeConfig& nc : cc.nodes) {
       if (absl::Status st = add_node_name(nc.name); !st.ok()) return st;
       if (nc.gpus < 0 || nc.cpus < 0) {
-        return Invalid(absl::StrCat("node '", nc.name, "': negative gpus/cpus"));
+        return model_errors::InvalidArgument(
+            absl::StrCat("node '", nc.name, "': negative gpus/cpus"));
       }
       NodeIndex i = Pools::NewNode(w, nc.name, nc.gpu_type, nc.gpus, nc.cpus, nc.memory_mb);
       w.nodes_[i].cluster = ci;
@@ -210,7 +222,7 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     std::set<std::string> pnames;
     for (const PartitionConfig& pc : cc.partitions) {
       if (pc.name.empty() || !pnames.insert(pc.name).second) {
-        return Invalid(
+        return model_errors::InvalidArgument(
             absl::StrCat("cluster '", cc.name, "': duplicate or empty partition '", pc.name, "'"));
       }
       const int pool = static_cast<int>(w.ix_.pool_free.size());
@@ -220,7 +232,8 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
       for (const std::string& nn : pc.nodes) {
         int i = w.FindNode(nn);
         if (i < 0 || w.nodes_[i].cluster != ci) {
-          return Invalid(absl::StrCat("partition '", pc.name, "': unknown node '", nn, "'"));
+          return model_errors::InvalidArgument(
+              absl::StrCat("partition '", pc.name, "': unknown node '", nn, "'"));
         }
         if (std::find(p.nodes.begin(), p.nodes.end(), i) != p.nodes.end()) continue;
         p.nodes.push_back(i);

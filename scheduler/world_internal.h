@@ -53,10 +53,6 @@ inline int FindAllocationByNameOrId(const World& w, std::string_view name_or_id)
   return a >= 0 ? a : w.FindAllocationById(name_or_id);
 }
 
-inline absl::Status Invalid(std::string msg) {
-  return ModelError(absl::StatusCode::kInvalidArgument, Reason::kInvalidArgument, std::move(msg));
-}
-
 // ---- event_log.cc: the event log ----
 struct EventLog {
   // Appends an event at now() (only counted when the log is not kept).

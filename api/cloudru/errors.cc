@@ -1,6 +1,5 @@
 #include "api/cloudru/errors.h"
 
-#include <cctype>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -115,37 +114,22 @@ HttpResponse ErrorInternal() { return ErrorBody(500, 500, "Oops, something went 
 
 HttpResponse ErrorFromSubmit(const absl::Status& status, std::string_view instance_type,
                              std::string_view region) {
-  std::optional<Reason> reason = GetReason(status);
+  std::optional<ModelErrorInfo> error = GetModelError(status);
   std::string_view message(status.message().data(), status.message().size());
-  if (!reason) {
+  if (!error) {
     if (absl::IsInvalidArgument(status) || absl::IsFailedPrecondition(status) ||
         absl::IsNotFound(status) || absl::IsResourceExhausted(status)) {
       return ErrorJobRejected(message);
     }
     return ErrorInternal();
   }
-  switch (*reason) {
-    case Reason::kUnknownRegion:
-    case Reason::kInstanceTypeNotOffered:
+  switch (error->reason) {
+    case Reason::kUnknownRegion:  // the real service answers an unknown region so too
       return ErrorInstanceTypeNotFound(instance_type, region);
-    case Reason::kWorkspaceGpuLimit: {
-      constexpr std::string_view kPrefix = "WORKSPACE_GPU_LIMIT_REACHED_ONLY_";
-      size_t at = message.find(kPrefix);
-      if (at != std::string_view::npos) {
-        std::string_view rest = message.substr(at + kPrefix.size());
-        int n = 0;
-        std::string_view digits = rest.substr(0, rest.find('_'));
-        bool ok = !digits.empty() && digits.size() < 9;
-        for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-        if (ok) {
-          for (char c : digits) n = n * 10 + (c - '0');
-          return ErrorWorkspaceGpuLimit(n);
-        }
-      }
-      return ErrorJobRejected(message);
-    }
-    case Reason::kSharedQueueUnavailable:
-      if (message.empty()) return ErrorSharedQueueUnavailable(region);
+    case Reason::kInstanceTypeNotOffered:
+      return ErrorInstanceTypeNotFound(error->instance_type, error->region);
+    case Reason::kWorkspaceGpuLimit:
+      if (error->gpus) return ErrorWorkspaceGpuLimit(static_cast<int>(*error->gpus));
       return ErrorJobRejected(message);
     case Reason::kNotWorkspaceAdmin:
       return ErrorBody(403, 403, message);
@@ -153,6 +137,7 @@ HttpResponse ErrorFromSubmit(const absl::Status& status, std::string_view instan
       return ErrorInvalidApiKey();
     case Reason::kRequestTooLarge:
       return ErrorRequestTooLarge(message);
+    case Reason::kSharedQueueUnavailable:
     case Reason::kUnknownAllocation:
     case Reason::kUnknownQueue:
     case Reason::kNotAssignedToSharedQueue:

@@ -102,8 +102,8 @@ HttpResponse ErrorQueueNotFound(std::string_view queue_id);
 // ---- generic ----
 HttpResponse ErrorInternal();  // 500 {500, "Oops, something went wrong"}
 
-// Maps a model error (absl::Status with a Reason payload) from a job submission to its wire
-// answer. `instance_type`/`region` feed the instance-type wording.
+// Maps a model error from a job submission (its Reason and typed facts, GetModelError) to its
+// wire answer. `instance_type`/`region` (the request's) word an unknown region.
 HttpResponse ErrorFromSubmit(const absl::Status& status, std::string_view instance_type,
                              std::string_view region);
 

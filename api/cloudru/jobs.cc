@@ -468,7 +468,7 @@ HttpResponse RestartJob(Emulator& emu, const HttpRequest& request, const Caller&
   absl::StatusOr<NewJob> restarted = emu.WithWorld([&](World& w) -> absl::StatusOr<NewJob> {
     const Job* parent = FindOwnJob(w, caller, *job_name);
     if (parent == nullptr) {
-      return ModelError(absl::StatusCode::kNotFound, Reason::kJobNotFound, "not found");
+      return model_errors::CloudRuJobNotFound(*job_name);
     }
     instance_type = parent->request.instance_type;
     region = parent->request.region;

@@ -65,7 +65,7 @@ HttpResponse Change(Emulator& emu, const HttpRequest& request, const Caller& cal
   }
   absl::Status status = emu.WithWorld([&](World& w) -> absl::Status {
     if (w.FindRegion(a.region) < 0 || w.SharedQueueOf(a.region) < 0) {
-      return ModelError(absl::StatusCode::kNotFound, Reason::kSharedQueueUnavailable, "");
+      return model_errors::NoSharedQueue(a.region);
     }
     return assign ? w.AssignSharedQueue(caller.workspace_id, a.region)
                   : w.UnassignSharedQueue(caller.workspace_id, a.region);

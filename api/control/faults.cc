@@ -5,6 +5,8 @@
 #include "api/cloudru/errors.h"
 #include "api/control/journal.h"
 #include "api/control_plane.h"
+#include "api/slurm/errors.h"
+#include "api/vertex/errors.h"
 
 namespace schedemu::api {
 
@@ -88,18 +90,12 @@ HttpResponse FaultResponse(const std::string& dialect, int status, const std::st
   std::string msg = message.empty() ? DefaultMessage(status) : message;
   if (dialect == "cloudru") return cloudru::ErrorBody(status, status, msg);
   if (dialect == "slurm") {
-    json body = {{"errors", json::array({{{"description", msg},
-                                          {"error_number", 1007},
-                                          {"error", "Protocol authentication error"},
-                                          {"source", "schedemu fault injection"}}})},
+    json body = {{"errors", json::array({slurm::ErrorInjectedFault(msg).ToJson()})},
                  {"warnings", json::array()}};
-    body["errors"][0]["error"] = msg;
     return JsonResponse(status, body.dump());
   }
   // Google APIs (vertex, oauth): {"error": {"code", "message", "status"}}.
-  json body = {
-      {"error", {{"code", status}, {"message", msg}, {"status", CanonicalCodeName(status)}}}};
-  return JsonResponse(status, body.dump());
+  return vertex::GoogleError(status, CanonicalCodeName(status), msg);
 }
 
 void InstallFaultHooks(std::vector<RouteGroup>& groups, Emulator& emu) {

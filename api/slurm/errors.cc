@@ -97,7 +97,7 @@ int HttpStatusForError(int error_number) {
 nlohmann::json SlurmError::ToJson() const {
   return nlohmann::json{{"description", description},
                         {"error_number", error_number},
-                        {"error", SlurmStrerror(error_number)},
+                        {"error", error.empty() ? SlurmStrerror(error_number) : error},
                         {"source", source}};
 }
 
@@ -164,6 +164,11 @@ SlurmError ErrorUnableToFindPartition(std::string_view name) {
 }
 SlurmError ErrorFailureToQueryNode(std::string_view name) {
   return {kEslurmInvalidNodeName, absl::StrCat("Failure to query node ", AV(name)), "_dump_nodes"};
+}
+
+SlurmError ErrorInjectedFault(std::string_view message) {
+  return {kSlurmProtocolAuthenticationError, std::string(message), "schedemu fault injection",
+          std::string(message)};
 }
 
 SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_type,

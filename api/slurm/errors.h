@@ -16,6 +16,7 @@ namespace schedemu::api::slurm {
 // Slurm errno values used by the emulator.
 inline constexpr int kSlurmSuccess = 0;
 inline constexpr int kSlurmUnspecifiedError = -1;
+inline constexpr int kSlurmProtocolAuthenticationError = 1007;
 inline constexpr int kEslurmInvalidPartitionName = 2000;
 inline constexpr int kEslurmDefaultPartitionNotSet = 2001;
 inline constexpr int kEslurmAccessDenied = 2002;
@@ -47,6 +48,7 @@ struct SlurmError {
   int error_number = 0;
   std::string description;
   std::string source;
+  std::string error = {};         // the "error" text; empty = SlurmStrerror(error_number)
   nlohmann::json ToJson() const;  // {"description","error_number","error","source"}
 };
 
@@ -79,6 +81,11 @@ SlurmError ErrorInvalidQueryParameter(std::string_view name, std::string_view ra
 // ---- nodes / partitions ----
 SlurmError ErrorUnableToFindPartition(std::string_view name);  // 9000 -> 422
 SlurmError ErrorFailureToQueryNode(std::string_view name);     // 2018 -> 500
+
+// ---- fault injection (control API) ----
+// The error of a fault rule: error_number 1007 (SLURM_PROTOCOL_AUTHENTICATION_ERROR) with the
+// rule's message as description and error text, source "schedemu fault injection".
+SlurmError ErrorInjectedFault(std::string_view message);
 
 // ---- warnings ----
 SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_type,
