@@ -276,6 +276,50 @@ TEST_F(HttpServerTest, PipelinedAnswersAreBoundedAndDrainInOrder) {
   EXPECT_EQ(big_served_.load(), kRequests);
 }
 
+// Stop() while answers of pipelined requests wait: the requests already routed are answered (the
+// last with Connection: close), nothing more is read, and Run() returns once the client has them.
+TEST_F(HttpServerTest, StopAnswersThePipelinedRequestsAlreadyRoutedThenCloses) {
+  ServerOptions o;
+  o.max_queued_responses = 4;
+  StartServer(o);
+  // Few enough that the server reads them all at once: requests left unread in the kernel would
+  // make its close() reset the connection, and a reset discards what the client has not read yet.
+  constexpr int kRequests = 8;
+  constexpr size_t kBytes = 2 << 20;
+  std::string requests;
+  for (int i = 0; i < kRequests; ++i) {
+    absl::StrAppend(&requests, "GET /t/big/", i, "?bytes=", kBytes, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  }
+  int fd = Connect(4096);
+  ASSERT_EQ(send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  const int routed = SettledBigServed();
+  ASSERT_LT(routed, kRequests);
+  server_->Stop();
+  std::string in;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  thread_.join();
+  server_.reset();
+  size_t answers = 0, closes = 0;
+  for (size_t at = in.find("HTTP/1.1 200"); at != std::string::npos;
+       at = in.find("HTTP/1.1 200", at + 1)) {
+    ++answers;
+  }
+  for (size_t at = in.find("Connection: close"); at != std::string::npos;
+       at = in.find("Connection: close", at + 1)) {
+    ++closes;
+  }
+  EXPECT_EQ(answers, static_cast<size_t>(routed));
+  EXPECT_EQ(closes, 1u);
+  EXPECT_EQ(big_served_.load(), routed);  // nothing read after the stop
+}
+
 TEST_F(HttpServerTest, PipelinedRequestWaitsForTheStreamBeforeIt) {
   StartServer();
   std::string out = RawExchange(
