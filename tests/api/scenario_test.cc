@@ -354,6 +354,13 @@ json RunnerScenario() {
   return j;
 }
 
+// RunnerScenario() with the value at JSON pointer `pointer` replaced.
+json RunnerWith(const char* pointer, const json& value) {
+  json j = RunnerScenario();
+  j[json::json_pointer(pointer)] = value;
+  return j;
+}
+
 int RunFor(const json& j, RunOptions o, std::string* out, std::string* err = nullptr) {
   auto s = ParseScenario(j.dump(), "t.json");
   EXPECT_TRUE(s.ok()) << s.status();
@@ -418,24 +425,19 @@ TEST(RunnerTest, JsonLinesFormat) {
 }
 
 TEST(RunnerTest, FailedExpectationExitsOne) {
-  json j = RunnerScenario();
-  j["timeline"][2]["expect"]["status"] = "Pending";
   std::string out;
-  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_EQ(RunFor(RunnerWith("/timeline/2/expect/status", "Pending"), {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("FAIL  expect"));
   EXPECT_THAT(out, HasSubstr("status=Running (expected Pending)"));
   EXPECT_THAT(out, HasSubstr("FAILED: 4/5 expectations passed"));
 }
 
 TEST(RunnerTest, UnknownAliasAndRejectedSubmitFail) {
-  json j = RunnerScenario();
-  j["timeline"][2]["expect"]["job"] = "ghost";
   std::string out;
-  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_EQ(RunFor(RunnerWith("/timeline/2/expect/job", "ghost"), {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("unknown job alias"));
 
-  j = RunnerScenario();
-  j["timeline"][0]["submit"]["body"]["instance_type"] = "a100.3gpu";
+  json j = RunnerWith("/timeline/0/submit/body/instance_type", "a100.3gpu");
   EXPECT_EQ(RunFor(j, {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("HTTP 400"));
   // ... unless that status is what the step expects.
