@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "api/time_format.h"
@@ -30,6 +32,27 @@ std::string TypeName(const json& v) {
     default:
       return "a number";
   }
+}
+
+// `v` as a T (a string, a number or a boolean); a value of another type records
+// "expected <what>, got <its type>" at `key`.
+template <typename T>
+std::optional<T> Scalar(JsonObjectReader& r, std::string_view key, const json* v,
+                        const char* what) {
+  if (v == nullptr) return std::nullopt;
+  bool is_t = false;
+  if constexpr (std::is_same_v<T, std::string>) {
+    is_t = v->is_string();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    is_t = v->is_boolean();
+  } else {
+    is_t = v->is_number();
+  }
+  if (!is_t) {
+    r.Fail(key, absl::StrCat("expected ", what, ", got ", TypeName(*v)));
+    return std::nullopt;
+  }
+  return v->get<T>();
 }
 
 bool IsIdentifierKey(std::string_view key) {
@@ -114,13 +137,7 @@ const json* JsonObjectReader::Get(std::string_view key, bool required) {
 }
 
 std::optional<std::string> JsonObjectReader::String(std::string_view key, bool required) {
-  const json* v = Get(key, required);
-  if (v == nullptr) return std::nullopt;
-  if (!v->is_string()) {
-    Fail(key, absl::StrCat("expected a string, got ", TypeName(*v)));
-    return std::nullopt;
-  }
-  return v->get<std::string>();
+  return Scalar<std::string>(*this, key, Get(key, required), "a string");
 }
 
 std::optional<int64_t> JsonObjectReader::Int(std::string_view key, bool required, int64_t min,
@@ -156,23 +173,11 @@ std::optional<int64_t> JsonObjectReader::Int(std::string_view key, bool required
 }
 
 std::optional<double> JsonObjectReader::Number(std::string_view key, bool required) {
-  const json* v = Get(key, required);
-  if (v == nullptr) return std::nullopt;
-  if (!v->is_number()) {
-    Fail(key, absl::StrCat("expected a number, got ", TypeName(*v)));
-    return std::nullopt;
-  }
-  return v->get<double>();
+  return Scalar<double>(*this, key, Get(key, required), "a number");
 }
 
 std::optional<bool> JsonObjectReader::Bool(std::string_view key, bool required) {
-  const json* v = Get(key, required);
-  if (v == nullptr) return std::nullopt;
-  if (!v->is_boolean()) {
-    Fail(key, absl::StrCat("expected a boolean, got ", TypeName(*v)));
-    return std::nullopt;
-  }
-  return v->get<bool>();
+  return Scalar<bool>(*this, key, Get(key, required), "a boolean");
 }
 
 std::optional<std::vector<std::string>> JsonObjectReader::StringArray(std::string_view key,
@@ -215,28 +220,26 @@ std::optional<TimeMs> TimeFromJson(const json& v) {
   return std::nullopt;
 }
 
-std::optional<TimeMs> JsonObjectReader::Duration(std::string_view key, bool required) {
+std::optional<TimeMs> JsonObjectReader::Converted(std::string_view key, bool required,
+                                                  std::optional<TimeMs> (*convert)(const json&),
+                                                  std::string expected) {
   const json* v = Get(key, required);
   if (v == nullptr) return std::nullopt;
-  auto d = DurationFromJson(*v);
-  if (!d) {
-    Fail(key,
-         "expected a duration: seconds (a number >= 0) or a string like \"90s\", \"15m\", "
-         "\"2h\", \"1500ms\"");
-  }
-  return d;
+  std::optional<TimeMs> t = convert(*v);
+  if (!t) Fail(key, std::move(expected));
+  return t;
+}
+
+std::optional<TimeMs> JsonObjectReader::Duration(std::string_view key, bool required) {
+  return Converted(key, required, DurationFromJson,
+                   "expected a duration: seconds (a number >= 0) or a string like \"90s\", "
+                   "\"15m\", \"2h\", \"1500ms\"");
 }
 
 std::optional<TimeMs> JsonObjectReader::Time(std::string_view key, bool required) {
-  const json* v = Get(key, required);
-  if (v == nullptr) return std::nullopt;
-  auto t = TimeFromJson(*v);
-  if (!t) {
-    Fail(key,
-         "expected a time: unix seconds (a number >= 0) or an RFC 3339 string like "
-         "\"2026-01-01T00:00:00Z\"");
-  }
-  return t;
+  return Converted(key, required, TimeFromJson,
+                   "expected a time: unix seconds (a number >= 0) or an RFC 3339 string like "
+                   "\"2026-01-01T00:00:00Z\"");
 }
 
 std::optional<JsonObjectReader> JsonObjectReader::Object(std::string_view key, bool required) {

@@ -79,6 +79,10 @@ class JsonObjectReader {
 
  private:
   const nlohmann::json* Get(std::string_view key, bool required);
+  // The value at `key` through `convert`; records `expected` when it does not convert.
+  std::optional<TimeMs> Converted(std::string_view key, bool required,
+                                  std::optional<TimeMs> (*convert)(const nlohmann::json&),
+                                  std::string expected);
 
   const nlohmann::json* j_;
   std::string path_;

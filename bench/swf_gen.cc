@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "scheduler/swf.h"
@@ -62,6 +62,23 @@ struct Options {
   std::exit(2);
 }
 
+// Parses a flag's value `v` into `field` by the field's type; false unless all of `v` is read.
+template <typename T>
+bool ParseValue(const char* v, T& field) {
+  char* end = nullptr;
+  if constexpr (std::is_same_v<T, std::string>) {
+    field = v;
+    return true;
+  } else if constexpr (std::is_same_v<T, double>) {
+    field = std::strtod(v, &end);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    field = std::strtoull(v, &end, 10);
+  } else {
+    field = std::strtoll(v, &end, 10);
+  }
+  return *end == '\0';
+}
+
 // GPU-cluster-like size mix (cf. the Philly and Helios traces): many 1-GPU and whole-node jobs.
 int64_t DrawSize(Rng& rng, int64_t max_gpus) {
   static const struct {
@@ -89,28 +106,22 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") Usage("synthetic SWF traces");
     if (i + 1 >= argc) Usage(("flag " + a + " needs a value").c_str());
     const char* v = argv[++i];
-    char* end = nullptr;
-    if (a == "--jobs") {
-      o.jobs = std::strtoll(v, &end, 10);
-    } else if (a == "--cluster-gpus") {
-      o.cluster_gpus = std::strtoll(v, &end, 10);
-    } else if (a == "--max-gpus") {
-      o.max_gpus = std::strtoll(v, &end, 10);
-    } else if (a == "--load") {
-      o.load = std::strtod(v, &end);
-    } else if (a == "--seed") {
-      o.seed = std::strtoull(v, &end, 10);
-    } else if (a == "--users") {
-      o.users = std::strtoll(v, &end, 10);
-    } else if (a == "--spot-fraction") {
-      o.spot_fraction = std::strtod(v, &end);
-    } else if (a == "--output") {
-      o.output = v;
-      end = const_cast<char*>(v) + std::strlen(v);
-    } else {
-      Usage(("unknown flag " + a).c_str());
-    }
-    if (end == nullptr || *end != '\0') Usage(("bad value for " + a).c_str());
+    bool known = false, good = false;
+    auto flag = [&](const char* name, auto& field) {
+      if (a != name) return;
+      known = true;
+      good = ParseValue(v, field);
+    };
+    flag("--jobs", o.jobs);
+    flag("--cluster-gpus", o.cluster_gpus);
+    flag("--max-gpus", o.max_gpus);
+    flag("--load", o.load);
+    flag("--seed", o.seed);
+    flag("--users", o.users);
+    flag("--spot-fraction", o.spot_fraction);
+    flag("--output", o.output);
+    if (!known) Usage(("unknown flag " + a).c_str());
+    if (!good) Usage(("bad value for " + a).c_str());
   }
   if (o.max_gpus < 0) o.max_gpus = o.cluster_gpus;
   if (o.jobs < 0 || o.cluster_gpus < 1 || o.max_gpus < 1 || !(o.load > 0) || o.users < 1 ||

@@ -13,46 +13,24 @@ namespace schedemu::api::cloudru {
 // auth.cc
 HttpResponse ServiceAuth(Emulator& emu, const HttpRequest& request);
 
+// The signature of every handler that runs after Authenticate().
+using AuthedHandler = HttpResponse(Emulator& emu, const HttpRequest& request, const Caller& caller);
+
 // jobs.cc
-HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse DeleteJob(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse RestartJob(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetJobNodes(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetJobParams(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetJobPreemptors(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetElasticJobPods(Emulator& emu, const HttpRequest& request, const Caller& caller);
+AuthedHandler RunJob, ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
+    GetJobPreemptors, GetElasticJobPods;
 
 // logs.cc
-HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller& caller);
+AuthedHandler GetJobLogs;
 
 // shared_cluster.cc
-HttpResponse AssignSharedCluster(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse UnassignSharedCluster(Emulator& emu, const HttpRequest& request, const Caller& caller);
+AuthedHandler AssignSharedCluster, UnassignSharedCluster;
 
 // resources.cc
-HttpResponse ListWorkspaces(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetWorkspace(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse ListWorkspaceAllocations(Emulator& emu, const HttpRequest& request,
-                                      const Caller& caller);
-HttpResponse ListWorkspaceAllocationQueues(Emulator& emu, const HttpRequest& request,
-                                           const Caller& caller);
-HttpResponse ListAllocations(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetAllocation(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetAllocationNodes(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetAllocationInstanceTypes(Emulator& emu, const HttpRequest& request,
-                                        const Caller& caller);
-HttpResponse GetAllocationResourcesStatus(Emulator& emu, const HttpRequest& request,
-                                          const Caller& caller);
-HttpResponse GetAvailableInstanceTypes(Emulator& emu, const HttpRequest& request,
-                                       const Caller& caller);
-HttpResponse ListQueues(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetQueue(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetQueueInstanceTypes(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetQueueJobs(Emulator& emu, const HttpRequest& request, const Caller& caller);
-HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
-                                    const Caller& caller);
+AuthedHandler ListWorkspaces, GetWorkspace, ListWorkspaceAllocations, ListWorkspaceAllocationQueues,
+    ListAllocations, GetAllocation, GetAllocationNodes, GetAllocationInstanceTypes,
+    GetAllocationResourcesStatus, GetAvailableInstanceTypes, ListQueues, GetQueue,
+    GetQueueInstanceTypes, GetQueueJobs, GetQueueAwaitingLaunch;
 
 }  // namespace schedemu::api::cloudru
 

@@ -73,6 +73,20 @@ std::string ProjectId(const Workspace& ws) {
 }
 std::string ProjectName(const Workspace& ws) { return absl::StrCat(ws.config.name, "-project"); }
 
+// An allocation's object, begun as every allocation view begins it: id, then name.
+Json AllocationObject(const Allocation& alloc) {
+  Json e = Json::object();
+  e["id"] = alloc.config.id;
+  e["name"] = alloc.config.name;
+  return e;
+}
+
+// The project of the caller's workspace `ws` (null when it is unknown).
+void SetProject(Json& e, const Workspace* ws) {
+  e["project_id"] = ws ? Json(ProjectId(*ws)) : Json(nullptr);
+  e["project_name"] = ws ? Json(ProjectName(*ws)) : Json(nullptr);
+}
+
 Json WorkspaceJson(const World& w, const Workspace& ws, const Caller& caller) {
   Json o = Json::object();
   o["id"] = ws.config.id;
@@ -84,9 +98,7 @@ Json WorkspaceJson(const World& w, const Workspace& ws, const Caller& caller) {
   Json allocations = Json::array();
   for (int a : CallerAllocations(w, caller)) {
     const Allocation& alloc = w.allocations()[a];
-    Json e = Json::object();
-    e["id"] = alloc.config.id;
-    e["name"] = alloc.config.name;
+    Json e = AllocationObject(alloc);
     e["cluster_key"] = alloc.config.region;
     e["cluster_name"] = alloc.config.region;
     allocations.push_back(std::move(e));
@@ -359,9 +371,7 @@ HttpResponse ListWorkspaceAllocations(Emulator& emu, const HttpRequest& request,
     bool first = true;
     for (int a : CallerAllocations(w, caller)) {
       const Allocation& alloc = w.allocations()[a];
-      Json e = Json::object();
-      e["id"] = alloc.config.id;
-      e["name"] = alloc.config.name;
+      Json e = AllocationObject(alloc);
       e["node_type"] = AllocationNodeGpus(w, alloc) > 0 ? "gpu" : "cpu";
       e["description"] = alloc.config.description;
       e["region_key"] = alloc.config.region;
@@ -405,13 +415,10 @@ HttpResponse ListAllocations(Emulator& emu, const HttpRequest&, const Caller& ca
     const Workspace* ws = FindWorkspace(w, caller.workspace_id);
     for (int a : CallerAllocations(w, caller)) {
       const Allocation& alloc = w.allocations()[a];
-      Json e = Json::object();
-      e["id"] = alloc.config.id;
-      e["name"] = alloc.config.name;
+      Json e = AllocationObject(alloc);
       e["description"] = alloc.config.description;
       e["region_key"] = alloc.config.region;
-      e["project_id"] = ws ? Json(ProjectId(*ws)) : Json(nullptr);
-      e["project_name"] = ws ? Json(ProjectName(*ws)) : Json(nullptr);
+      SetProject(e, ws);
       e["workspace_access"] = WorkspaceAccess(caller);
       list.push_back(std::move(e));
     }
@@ -424,14 +431,11 @@ HttpResponse GetAllocation(Emulator& emu, const HttpRequest& request, const Call
   return OneAllocation(emu, request, caller, [&](World& w, int a) -> Json {
     const Allocation& alloc = w.allocations()[a];
     const Workspace* ws = FindWorkspace(w, caller.workspace_id);
-    Json e = Json::object();
-    e["id"] = alloc.config.id;
-    e["name"] = alloc.config.name;
+    Json e = AllocationObject(alloc);
     e["status"] = "active";
     e["description"] = alloc.config.description;
     e["region_key"] = alloc.config.region;
-    e["project_id"] = ws ? Json(ProjectId(*ws)) : Json(nullptr);
-    e["project_name"] = ws ? Json(ProjectName(*ws)) : Json(nullptr);
+    SetProject(e, ws);
     Json nodes = Json::array();
     for (NodeIndex n : alloc.nodes) nodes.push_back(w.nodes()[n].name);
     e["nodes"] = std::move(nodes);

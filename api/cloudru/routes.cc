@@ -15,7 +15,6 @@ namespace schedemu::api {
 namespace {
 
 using cloudru::Caller;
-using AuthedFn = HttpResponse (*)(Emulator&, const HttpRequest&, const Caller&);
 
 HttpResponse Finish(Emulator& emu, HttpResponse response) {
   response.headers.emplace_back("x-request-id", emu.NextRequestId());
@@ -31,7 +30,7 @@ HttpResponse Guarded(Emulator& emu, F&& f) {
   }
 }
 
-Handler Authed(Emulator& emu, AuthedFn fn) {
+Handler Authed(Emulator& emu, cloudru::AuthedHandler* fn) {
   return [&emu, fn](const HttpRequest& request) {
     return Guarded(emu, [&]() -> HttpResponse {
       std::variant<Caller, HttpResponse> auth = cloudru::Authenticate(emu, request);
@@ -40,6 +39,64 @@ Handler Authed(Emulator& emu, AuthedFn fn) {
     });
   };
 }
+
+struct AuthedRoute {
+  const char* method;
+  const char* pattern;
+  cloudru::AuthedHandler* handler;
+  const char* name;
+};
+
+// The routes that authenticate first, in the order they are added.
+constexpr AuthedRoute kAuthedRoutes[] = {
+    // Training jobs.
+    {"POST", "jobs", &cloudru::RunJob, "cloudru.jobs.run"},
+    {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list"},
+    {"POST", "jobs/restart", &cloudru::RestartJob, "cloudru.jobs.restart"},
+    {"GET", "jobs/elastic/{job_name}/pods", &cloudru::GetElasticJobPods,
+     "cloudru.jobs.elastic_pods"},
+    {"GET", "jobs/{job_name}", &cloudru::GetJobStatus, "cloudru.jobs.get"},
+    {"DELETE", "jobs/{job_name}", &cloudru::DeleteJob, "cloudru.jobs.delete"},
+    {"GET", "jobs/{job_name}/logs", &cloudru::GetJobLogs, "cloudru.jobs.logs"},
+    {"GET", "jobs/{job_name}/nodes", &cloudru::GetJobNodes, "cloudru.jobs.nodes"},
+    {"GET", "jobs/{name}/params", &cloudru::GetJobParams, "cloudru.jobs.params"},
+    {"GET", "jobs/{name}/preemptors", &cloudru::GetJobPreemptors, "cloudru.jobs.preemptors"},
+
+    // Shared-cluster queue assignment.
+    {"POST", "shared-cluster-queues/assign", &cloudru::AssignSharedCluster,
+     "cloudru.shared_cluster.assign"},
+    {"DELETE", "shared-cluster-queues/assign", &cloudru::UnassignSharedCluster,
+     "cloudru.shared_cluster.unassign"},
+
+    // Workspaces.
+    {"GET", "workspaces/v3", &cloudru::ListWorkspaces, "cloudru.workspaces.list"},
+    {"GET", "workspaces/v3/{workspace_id}", &cloudru::GetWorkspace, "cloudru.workspaces.get"},
+    {"GET", "workspaces/v3/{workspace_id}/allocations", &cloudru::ListWorkspaceAllocations,
+     "cloudru.workspaces.allocations"},
+    {"GET", "workspaces/v3/{workspace_id}/allocations/{allocation_id}/queues",
+     &cloudru::ListWorkspaceAllocationQueues, "cloudru.workspaces.queues"},
+
+    // Allocations and instance types.
+    {"GET", "allocations", &cloudru::ListAllocations, "cloudru.allocations.list"},
+    {"GET", "allocations/{allocation_id}", &cloudru::GetAllocation, "cloudru.allocations.get"},
+    {"GET", "allocations/{allocation_id}/nodes", &cloudru::GetAllocationNodes,
+     "cloudru.allocations.nodes"},
+    {"GET", "allocations/{allocation_id}/instance-types", &cloudru::GetAllocationInstanceTypes,
+     "cloudru.allocations.instance_types"},
+    {"GET", "allocations/{allocation_id}/resources_status", &cloudru::GetAllocationResourcesStatus,
+     "cloudru.allocations.resources"},
+    {"GET", "instance_types/{region}/available", &cloudru::GetAvailableInstanceTypes,
+     "cloudru.instance_types.available"},
+
+    // Queues.
+    {"GET", "queues", &cloudru::ListQueues, "cloudru.queues.list"},
+    {"GET", "queues/{queue_id}", &cloudru::GetQueue, "cloudru.queues.get"},
+    {"GET", "queues/{queue_id}/instance-types", &cloudru::GetQueueInstanceTypes,
+     "cloudru.queues.instance_types"},
+    {"GET", "queues/{queue_id}/jobs", &cloudru::GetQueueJobs, "cloudru.queues.jobs"},
+    {"GET", "queues/{queue_id}/awaiting-launch-resources", &cloudru::GetQueueAwaitingLaunch,
+     "cloudru.queues.awaiting_launch"},
+};
 
 }  // namespace
 
@@ -58,56 +115,9 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
       },
       "cloudru.service_auth");
 
-  // Training jobs.
-  add("POST", "jobs", Authed(emu, &cloudru::RunJob), "cloudru.jobs.run");
-  add("GET", "jobs", Authed(emu, &cloudru::ListJobs), "cloudru.jobs.list");
-  add("POST", "jobs/restart", Authed(emu, &cloudru::RestartJob), "cloudru.jobs.restart");
-  add("GET", "jobs/elastic/{job_name}/pods", Authed(emu, &cloudru::GetElasticJobPods),
-      "cloudru.jobs.elastic_pods");
-  add("GET", "jobs/{job_name}", Authed(emu, &cloudru::GetJobStatus), "cloudru.jobs.get");
-  add("DELETE", "jobs/{job_name}", Authed(emu, &cloudru::DeleteJob), "cloudru.jobs.delete");
-  add("GET", "jobs/{job_name}/logs", Authed(emu, &cloudru::GetJobLogs), "cloudru.jobs.logs");
-  add("GET", "jobs/{job_name}/nodes", Authed(emu, &cloudru::GetJobNodes), "cloudru.jobs.nodes");
-  add("GET", "jobs/{name}/params", Authed(emu, &cloudru::GetJobParams), "cloudru.jobs.params");
-  add("GET", "jobs/{name}/preemptors", Authed(emu, &cloudru::GetJobPreemptors),
-      "cloudru.jobs.preemptors");
-
-  // Shared-cluster queue assignment.
-  add("POST", "shared-cluster-queues/assign", Authed(emu, &cloudru::AssignSharedCluster),
-      "cloudru.shared_cluster.assign");
-  add("DELETE", "shared-cluster-queues/assign", Authed(emu, &cloudru::UnassignSharedCluster),
-      "cloudru.shared_cluster.unassign");
-
-  // Workspaces.
-  add("GET", "workspaces/v3", Authed(emu, &cloudru::ListWorkspaces), "cloudru.workspaces.list");
-  add("GET", "workspaces/v3/{workspace_id}", Authed(emu, &cloudru::GetWorkspace),
-      "cloudru.workspaces.get");
-  add("GET", "workspaces/v3/{workspace_id}/allocations",
-      Authed(emu, &cloudru::ListWorkspaceAllocations), "cloudru.workspaces.allocations");
-  add("GET", "workspaces/v3/{workspace_id}/allocations/{allocation_id}/queues",
-      Authed(emu, &cloudru::ListWorkspaceAllocationQueues), "cloudru.workspaces.queues");
-
-  // Allocations and instance types.
-  add("GET", "allocations", Authed(emu, &cloudru::ListAllocations), "cloudru.allocations.list");
-  add("GET", "allocations/{allocation_id}", Authed(emu, &cloudru::GetAllocation),
-      "cloudru.allocations.get");
-  add("GET", "allocations/{allocation_id}/nodes", Authed(emu, &cloudru::GetAllocationNodes),
-      "cloudru.allocations.nodes");
-  add("GET", "allocations/{allocation_id}/instance-types",
-      Authed(emu, &cloudru::GetAllocationInstanceTypes), "cloudru.allocations.instance_types");
-  add("GET", "allocations/{allocation_id}/resources_status",
-      Authed(emu, &cloudru::GetAllocationResourcesStatus), "cloudru.allocations.resources");
-  add("GET", "instance_types/{region}/available", Authed(emu, &cloudru::GetAvailableInstanceTypes),
-      "cloudru.instance_types.available");
-
-  // Queues.
-  add("GET", "queues", Authed(emu, &cloudru::ListQueues), "cloudru.queues.list");
-  add("GET", "queues/{queue_id}", Authed(emu, &cloudru::GetQueue), "cloudru.queues.get");
-  add("GET", "queues/{queue_id}/instance-types", Authed(emu, &cloudru::GetQueueInstanceTypes),
-      "cloudru.queues.instance_types");
-  add("GET", "queues/{queue_id}/jobs", Authed(emu, &cloudru::GetQueueJobs), "cloudru.queues.jobs");
-  add("GET", "queues/{queue_id}/awaiting-launch-resources",
-      Authed(emu, &cloudru::GetQueueAwaitingLaunch), "cloudru.queues.awaiting_launch");
+  for (const AuthedRoute& r : kAuthedRoutes) {
+    add(r.method, r.pattern, Authed(emu, r.handler), r.name);
+  }
 
   g.not_found = [&emu](const HttpRequest&) { return Finish(emu, cloudru::ErrorPathNotFound()); };
   g.method_not_allowed = [&emu](const HttpRequest&) {

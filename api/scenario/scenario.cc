@@ -42,6 +42,14 @@ std::optional<std::vector<std::string>> ReadNodeNames(JsonObjectReader& r, std::
   return out;
 }
 
+// Records `duplicate <what> "<value>"` at `key` when `value` is already in `seen`.
+void Unique(JsonObjectReader& r, std::set<std::string>& seen, std::string_view key,
+            const std::string& value, const char* what) {
+  if (r.ok() && !seen.insert(value).second) {
+    r.Fail(key, absl::StrCat("duplicate ", what, " \"", value, "\""));
+  }
+}
+
 void CheckInstanceType(JsonObjectReader& r, std::string_view key, const std::string& value) {
   if (!r.ok()) return;
   auto it = ParseInstanceType(value);
@@ -132,9 +140,7 @@ class ScenarioReader {
     rc.shared_queue_id = r.StringOr("shared_queue_id", "");
     rc.shared_queue_name = r.StringOr("shared_queue_name", "shared-cluster");
     if (r.ok() && rc.key.empty()) r.Fail("key", "must not be empty");
-    if (r.ok() && !region_keys_.insert(rc.key).second) {
-      r.Fail("key", absl::StrCat("duplicate region \"", rc.key, "\""));
-    }
+    Unique(r, region_keys_, "key", rc.key, "region");
     r.Finish();
     w.regions.push_back(std::move(rc));
   }
@@ -169,9 +175,7 @@ class ScenarioReader {
       }
       q.default_priority = *d;
     }
-    if (r.ok() && !ids_.insert(q.id).second) {
-      r.Fail("id", absl::StrCat("duplicate id \"", q.id, "\""));
-    }
+    Unique(r, ids_, "id", q.id, "id");
     r.Finish();
     return q;
   }
@@ -204,12 +208,8 @@ class ScenarioReader {
       a.price_per_gpu_hour = *p;
     }
     for (auto& qr : r.ObjectArray("queues")) a.queues.push_back(ReadQueue(qr));
-    if (r.ok() && !ids_.insert(a.id).second) {
-      r.Fail("id", absl::StrCat("duplicate id \"", a.id, "\""));
-    }
-    if (r.ok() && !allocation_names_.insert(a.name).second) {
-      r.Fail("name", absl::StrCat("duplicate allocation \"", a.name, "\""));
-    }
+    Unique(r, ids_, "id", a.id, "id");
+    Unique(r, allocation_names_, "name", a.name, "allocation");
     r.Finish();
     w.allocations.push_back(std::move(a));
   }
@@ -226,9 +226,7 @@ class ScenarioReader {
       sa.client_secret = sr.String("client_secret", true).value_or("");
       sa.email = sr.StringOr("email", "");
       sa.admin = sr.Bool("admin").value_or(false);
-      if (sr.ok() && !client_ids_.insert(sa.client_id).second) {
-        sr.Fail("client_id", absl::StrCat("duplicate client_id \"", sa.client_id, "\""));
-      }
+      Unique(sr, client_ids_, "client_id", sa.client_id, "client_id");
       sr.Finish();
       ws.service_accounts.push_back(std::move(sa));
     }
@@ -247,9 +245,7 @@ class ScenarioReader {
       }
     }
     if (auto l = r.Int("gpu_limit", false, -1)) ws.gpu_limit = static_cast<int>(*l);
-    if (r.ok() && !ids_.insert(ws.id).second) {
-      r.Fail("id", absl::StrCat("duplicate id \"", ws.id, "\""));
-    }
+    Unique(r, ids_, "id", ws.id, "id");
     if (r.ok() && !ws.api_key.empty() && !api_keys_.insert(ws.api_key).second) {
       r.Fail("api_key", "duplicate api_key");
     }
@@ -315,9 +311,7 @@ class ScenarioReader {
       p.max_time = ReadLimit(pr, "max_time");
       p.default_time = ReadLimit(pr, "default_time");
       if (auto g = pr.Duration("grace_time")) p.grace_time = *g;
-      if (pr.ok() && !partition_names.insert(p.name).second) {
-        pr.Fail("name", absl::StrCat("duplicate partition \"", p.name, "\""));
-      }
+      Unique(pr, partition_names, "name", p.name, "partition");
       pr.Finish();
       c.partitions.push_back(std::move(p));
     }
@@ -333,9 +327,7 @@ class ScenarioReader {
       u.gid = u.uid;
       if (auto gid = ur.Int("gid", false, 0, 4294967294)) u.gid = static_cast<int>(*gid);
       u.account = ur.StringOr("account", u.account);
-      if (ur.ok() && !user_names.insert(u.name).second) {
-        ur.Fail("name", absl::StrCat("duplicate user \"", u.name, "\""));
-      }
+      Unique(ur, user_names, "name", u.name, "user");
       ur.Finish();
       c.users.push_back(std::move(u));
     }

@@ -5,28 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "api/slurm/views.h"
+#include "scheduler/hostlist.h"
 
 namespace schedemu::api::slurm {
 
 using nlohmann::json;
-
-namespace {
-
-// {0,1,2,5} -> "0-2,5".
-std::string IndexRanges(const std::vector<int>& v) {
-  std::vector<std::string> ranges;
-  for (size_t a = 0; a < v.size();) {
-    size_t b = a;
-    while (b + 1 < v.size() && v[b + 1] == v[b] + 1) ++b;
-    ranges.push_back(a == b ? absl::StrCat(v[a]) : absl::StrCat(v[a], "-", v[b]));
-    a = b + 1;
-  }
-  return absl::StrJoin(ranges, ",");
-}
-
-}  // namespace
 
 json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node, int version) {
   int used_gpus = 0;
@@ -59,7 +43,7 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node,
   std::string gres_used;
   if (node.gpus() > 0) {
     gres_used = absl::StrCat("gpu:", gpu_type, ":", used_gpus,
-                             "(IDX:", used_idx.empty() ? "N/A" : IndexRanges(used_idx), ")");
+                             "(IDX:", used_idx.empty() ? "N/A" : IntRanges(used_idx), ")");
   }
   const int64_t real_memory = node.ram_mb;
   std::string tres =

@@ -2,6 +2,7 @@
 // authentication order, submit / status / log streaming through the route table.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,9 +18,21 @@
 namespace schedemu::api::cloudru {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
+
+// Coerces each of `bad` (each must be refused) into `issues`, which starts empty, and gives the
+// types of the issues recorded, in order.
+template <typename Coerce>
+std::vector<std::string> RefusedTypes(Coerce coerce, std::initializer_list<Json> bad,
+                                      Issues* issues) {
+  for (const Json& v : bad) EXPECT_FALSE(coerce(v, issues).has_value()) << v;
+  std::vector<std::string> types;
+  for (const auto& issue : issues->all()) types.push_back(issue.type);
+  return types;
+}
 
 TEST(CloudRuValidation, IntCoercionFollowsPydanticLaxMode) {
   Issues issues;
@@ -30,13 +43,9 @@ TEST(CloudRuValidation, IntCoercionFollowsPydanticLaxMode) {
   EXPECT_EQ(CoerceInt(Json(3.0), loc, &issues), 3);
   EXPECT_EQ(CoerceInt(Json(true), loc, &issues), 1);
   EXPECT_TRUE(issues.empty());
-  EXPECT_FALSE(CoerceInt(Json("x"), loc, &issues).has_value());
-  EXPECT_FALSE(CoerceInt(Json(2.5), loc, &issues).has_value());
-  EXPECT_FALSE(CoerceInt(Json::array(), loc, &issues).has_value());
-  ASSERT_EQ(issues.size(), 3u);
-  EXPECT_EQ(issues.all()[0].type, "int_parsing");
-  EXPECT_EQ(issues.all()[1].type, "int_from_float");
-  EXPECT_EQ(issues.all()[2].type, "int_type");
+  auto coerce = [&](const Json& v, Issues* is) { return CoerceInt(v, loc, is); };
+  ASSERT_THAT(RefusedTypes(coerce, {Json("x"), Json(2.5), Json::array()}, &issues),
+              ElementsAre("int_parsing", "int_from_float", "int_type"));
   EXPECT_EQ(issues.all()[2].msg, "Input should be a valid integer");
 }
 
@@ -50,13 +59,9 @@ TEST(CloudRuValidation, BoolCoercion) {
     EXPECT_EQ(CoerceBool(Json(f), loc, &issues), false) << f;
   }
   EXPECT_TRUE(issues.empty());
-  EXPECT_FALSE(CoerceBool(Json("perhaps"), loc, &issues).has_value());
-  EXPECT_FALSE(CoerceBool(Json(2), loc, &issues).has_value());
-  EXPECT_FALSE(CoerceBool(Json::object(), loc, &issues).has_value());
-  ASSERT_EQ(issues.size(), 3u);
-  EXPECT_EQ(issues.all()[0].type, "bool_parsing");
-  EXPECT_EQ(issues.all()[1].type, "bool_parsing");
-  EXPECT_EQ(issues.all()[2].type, "bool_type");
+  auto coerce = [&](const Json& v, Issues* is) { return CoerceBool(v, loc, is); };
+  ASSERT_THAT(RefusedTypes(coerce, {Json("perhaps"), Json(2), Json::object()}, &issues),
+              ElementsAre("bool_parsing", "bool_parsing", "bool_type"));
 }
 
 TEST(CloudRuValidation, ObjectReaderOrderAndExtras) {

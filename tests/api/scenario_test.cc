@@ -28,6 +28,13 @@ std::string ErrorOf(const json& j) {
   return s.ok() ? "" : std::string(s.status().message());
 }
 
+// The error for the default scenario with the value at `pointer` (a JSON pointer) replaced.
+std::string ErrorWith(const char* pointer, const json& value) {
+  json j = DefaultJson();
+  j[json::json_pointer(pointer)] = value;
+  return ErrorOf(j);
+}
+
 TEST(DefaultScenarioTest, EmbeddedTextIsTheExampleFile) {
 #ifdef SCHEDEMU_SOURCE_DIR
   std::ifstream in(std::string(SCHEDEMU_SOURCE_DIR) + "/examples/default.json");
@@ -136,37 +143,24 @@ TEST(ScenarioErrorTest, TopLevelMustBeAnObject) {
 }
 
 TEST(ScenarioErrorTest, UnknownFieldsAreNamed) {
-  json j = DefaultJson();
-  j["colour"] = "blue";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.colour: unknown field \"colour\"");
-  j = DefaultJson();
-  j["allocations"][1]["nodez"] = json::array();
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodez: unknown field \"nodez\"");
-  j = DefaultJson();
-  j["slurm_clusters"][0]["partitions"][1]["tier"] = 3;
-  EXPECT_EQ(ErrorOf(j), "x.json: $.slurm_clusters[0].partitions[1].tier: unknown field \"tier\"");
+  EXPECT_EQ(ErrorWith("/colour", "blue"), "x.json: $.colour: unknown field \"colour\"");
+  EXPECT_EQ(ErrorWith("/allocations/1/nodez", json::array()),
+            "x.json: $.allocations[1].nodez: unknown field \"nodez\"");
+  EXPECT_EQ(ErrorWith("/slurm_clusters/0/partitions/1/tier", 3),
+            "x.json: $.slurm_clusters[0].partitions[1].tier: unknown field \"tier\"");
 }
 
 TEST(ScenarioErrorTest, WrongTypesNameThePath) {
-  json j = DefaultJson();
-  j["allocations"][1]["nodes"] = "dgx";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: expected an array of strings");
-  j = DefaultJson();
-  j["allocations"][1]["nodes"] = json::array({1, 2});
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].nodes: expected an array of strings");
-  j = DefaultJson();
-  j["seed"] = "x";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.seed: expected an integer, got a string");
-  j = DefaultJson();
-  j["seed"] = -1;
-  EXPECT_EQ(ErrorOf(j), "x.json: $.seed: must be >= 0");
-  j = DefaultJson();
-  j["workspaces"][0]["service_accounts"][0]["admin"] = "yes";
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/allocations/1/nodes", "dgx"),
+            "x.json: $.allocations[1].nodes: expected an array of strings");
+  EXPECT_EQ(ErrorWith("/allocations/1/nodes", json::array({1, 2})),
+            "x.json: $.allocations[1].nodes: expected an array of strings");
+  EXPECT_EQ(ErrorWith("/seed", "x"), "x.json: $.seed: expected an integer, got a string");
+  EXPECT_EQ(ErrorWith("/seed", -1), "x.json: $.seed: must be >= 0");
+  EXPECT_EQ(ErrorWith("/workspaces/0/service_accounts/0/admin", "yes"),
             "x.json: $.workspaces[0].service_accounts[0].admin: expected a boolean, got a string");
-  j = DefaultJson();
-  j["regions"] = json::object();
-  EXPECT_EQ(ErrorOf(j), "x.json: $.regions: expected an array of objects, got an object");
+  EXPECT_EQ(ErrorWith("/regions", json::object()),
+            "x.json: $.regions: expected an array of objects, got an object");
 }
 
 TEST(ScenarioErrorTest, MissingRequiredField) {
@@ -181,72 +175,52 @@ TEST(ScenarioErrorTest, InstanceTypesAreValidated) {
   std::string e = ErrorOf(j);
   EXPECT_THAT(e, HasSubstr("x.json: $.allocations[0].instance_types: "));
   EXPECT_THAT(e, HasSubstr("banana"));
-  j = DefaultJson();
-  j["allocations"][0]["node_instance_type"] = "zz";
-  EXPECT_THAT(ErrorOf(j), HasSubstr("$.allocations[0].node_instance_type: "));
+  EXPECT_THAT(ErrorWith("/allocations/0/node_instance_type", "zz"),
+              HasSubstr("$.allocations[0].node_instance_type: "));
 }
 
 TEST(ScenarioErrorTest, ReferencesMustResolve) {
-  json j = DefaultJson();
-  j["allocations"][1]["region"] = "SR999";
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/allocations/1/region", "SR999"),
             "x.json: $.allocations[1].region: unknown region \"SR999\" (not in "
             "$.regions)");
-  j = DefaultJson();
-  j["workspaces"][1]["allocations"] = {"alloc-9"};
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/workspaces/1/allocations", {"alloc-9"}),
             "x.json: $.workspaces[1].allocations: unknown allocation \"alloc-9\" (not "
             "in $.allocations)");
-  j = DefaultJson();
-  j["slurm_clusters"][0]["partitions"][0]["nodes"] = {"a3-9"};
-  EXPECT_THAT(ErrorOf(j), HasSubstr("$.slurm_clusters[0].partitions[0].nodes: unknown node "
-                                    "\"a3-9\""));
-  j = DefaultJson();
-  j["principals"][0]["linux_user"] = "nobody";
-  EXPECT_THAT(ErrorOf(j), HasSubstr("$.principals[0].linux_user: unknown Slurm user \"nobody\""));
+  EXPECT_THAT(ErrorWith("/slurm_clusters/0/partitions/0/nodes", {"a3-9"}),
+              HasSubstr("$.slurm_clusters[0].partitions[0].nodes: unknown node "
+                        "\"a3-9\""));
+  EXPECT_THAT(ErrorWith("/principals/0/linux_user", "nobody"),
+              HasSubstr("$.principals[0].linux_user: unknown Slurm user \"nobody\""));
 }
 
 TEST(ScenarioErrorTest, Duplicates) {
-  json j = DefaultJson();
-  j["allocations"][1]["name"] = "alloc-1";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.allocations[1].name: duplicate allocation \"alloc-1\"");
-  j = DefaultJson();
-  j["allocations"][1]["nodes"] = {"dgxsrv-101.sr008"};
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/allocations/1/name", "alloc-1"),
+            "x.json: $.allocations[1].name: duplicate allocation \"alloc-1\"");
+  EXPECT_EQ(ErrorWith("/allocations/1/nodes", {"dgxsrv-101.sr008"}),
             "x.json: $.allocations[1].nodes: duplicate node name "
             "\"dgxsrv-101.sr008\"");
-  j = DefaultJson();
-  j["workspaces"][1]["api_key"] = "demo-api-key";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.workspaces[1].api_key: duplicate api_key");
-  j = DefaultJson();
-  j["slurm_clusters"][0]["partitions"][1]["default"] = true;
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/workspaces/1/api_key", "demo-api-key"),
+            "x.json: $.workspaces[1].api_key: duplicate api_key");
+  EXPECT_EQ(ErrorWith("/slurm_clusters/0/partitions/1/default", true),
             "x.json: $.slurm_clusters[0].partitions: more than one partition has "
             "\"default\": true");
 }
 
 TEST(ScenarioErrorTest, EnumsAndRanges) {
-  json j = DefaultJson();
-  j["slurm_clusters"][0]["partitions"][1]["preempt_mode"] = "SUSPEND";
-  EXPECT_EQ(ErrorOf(j),
+  EXPECT_EQ(ErrorWith("/slurm_clusters/0/partitions/1/preempt_mode", "SUSPEND"),
             "x.json: $.slurm_clusters[0].partitions[1].preempt_mode: expected "
             "\"OFF\", \"CANCEL\" or \"REQUEUE\"");
-  j = DefaultJson();
-  j["clock"]["mode"] = "fast";
-  EXPECT_EQ(ErrorOf(j), "x.json: $.clock.mode: expected \"manual\" or \"realtime\"");
-  j = DefaultJson();
-  j["clock"]["speed"] = 0;
-  EXPECT_EQ(ErrorOf(j), "x.json: $.clock.speed: must be a number > 0 and <= 1000000");
-  j = DefaultJson();
-  j["start_time"] = "yesterday";
-  EXPECT_THAT(ErrorOf(j), HasSubstr("x.json: $.start_time: expected a time"));
-  j = DefaultJson();
-  j["defaults"]["behaviour"]["runtime"] = "soon";
-  EXPECT_THAT(ErrorOf(j), HasSubstr("x.json: $.defaults.behaviour.runtime: expected a duration"));
-  j = DefaultJson();
-  j["allocations"][0]["queues"][0]["priorities"] = {"urgent"};
-  EXPECT_THAT(ErrorOf(j), HasSubstr("$.allocations[0].queues[0].priorities: unknown priority "
-                                    "class \"urgent\""));
+  EXPECT_EQ(ErrorWith("/clock/mode", "fast"),
+            "x.json: $.clock.mode: expected \"manual\" or \"realtime\"");
+  EXPECT_EQ(ErrorWith("/clock/speed", 0),
+            "x.json: $.clock.speed: must be a number > 0 and <= 1000000");
+  EXPECT_THAT(ErrorWith("/start_time", "yesterday"),
+              HasSubstr("x.json: $.start_time: expected a time"));
+  EXPECT_THAT(ErrorWith("/defaults/behaviour/runtime", "soon"),
+              HasSubstr("x.json: $.defaults.behaviour.runtime: expected a duration"));
+  EXPECT_THAT(ErrorWith("/allocations/0/queues/0/priorities", {"urgent"}),
+              HasSubstr("$.allocations[0].queues[0].priorities: unknown priority "
+                        "class \"urgent\""));
 }
 
 TEST(ScenarioTest, TimesAndDurationsInBothForms) {
@@ -380,6 +354,13 @@ json RunnerScenario() {
   return j;
 }
 
+// RunnerScenario() with the value at JSON pointer `pointer` replaced.
+json RunnerWith(const char* pointer, const json& value) {
+  json j = RunnerScenario();
+  j[json::json_pointer(pointer)] = value;
+  return j;
+}
+
 int RunFor(const json& j, RunOptions o, std::string* out, std::string* err = nullptr) {
   auto s = ParseScenario(j.dump(), "t.json");
   EXPECT_TRUE(s.ok()) << s.status();
@@ -444,24 +425,19 @@ TEST(RunnerTest, JsonLinesFormat) {
 }
 
 TEST(RunnerTest, FailedExpectationExitsOne) {
-  json j = RunnerScenario();
-  j["timeline"][2]["expect"]["status"] = "Pending";
   std::string out;
-  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_EQ(RunFor(RunnerWith("/timeline/2/expect/status", "Pending"), {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("FAIL  expect"));
   EXPECT_THAT(out, HasSubstr("status=Running (expected Pending)"));
   EXPECT_THAT(out, HasSubstr("FAILED: 4/5 expectations passed"));
 }
 
 TEST(RunnerTest, UnknownAliasAndRejectedSubmitFail) {
-  json j = RunnerScenario();
-  j["timeline"][2]["expect"]["job"] = "ghost";
   std::string out;
-  EXPECT_EQ(RunFor(j, {}, &out), 1);
+  EXPECT_EQ(RunFor(RunnerWith("/timeline/2/expect/job", "ghost"), {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("unknown job alias"));
 
-  j = RunnerScenario();
-  j["timeline"][0]["submit"]["body"]["instance_type"] = "a100.3gpu";
+  json j = RunnerWith("/timeline/0/submit/body/instance_type", "a100.3gpu");
   EXPECT_EQ(RunFor(j, {}, &out), 1);
   EXPECT_THAT(out, HasSubstr("HTTP 400"));
   // ... unless that status is what the step expects.
@@ -515,27 +491,21 @@ TEST(RunnerTest, ActionsGoThroughTheControlApi) {
 }
 
 TEST(RunMainTest, ArgumentErrors) {
-  std::ostringstream out, err;
-  EXPECT_EQ(RunMain({}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("missing FILE"));
-  err.str("");
-  EXPECT_EQ(RunMain({"/nonexistent/x.json"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("/nonexistent/x.json: cannot read file"));
-  err.str("");
-  EXPECT_EQ(RunMain({"x.json", "--format", "xml"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("--format: expected table or json"));
-  err.str("");
-  EXPECT_EQ(RunMain({"x.json", "--until"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("--until needs a value"));
-  err.str("");
-  EXPECT_EQ(RunMain({"x.json", "--until=later"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("--until: expected a duration"));
-  err.str("");
-  EXPECT_EQ(RunMain({"x.json", "--colour"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("unknown flag --colour"));
-  err.str("");
-  EXPECT_EQ(RunMain({"a.json", "b.json"}, out, err), 2);
-  EXPECT_THAT(err.str(), HasSubstr("unexpected argument b.json"));
+  // Each command line exits 2 with the message.
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{}, "missing FILE"},
+      {{"/nonexistent/x.json"}, "/nonexistent/x.json: cannot read file"},
+      {{"x.json", "--format", "xml"}, "--format: expected table or json"},
+      {{"x.json", "--until"}, "--until needs a value"},
+      {{"x.json", "--until=later"}, "--until: expected a duration"},
+      {{"x.json", "--colour"}, "unknown flag --colour"},
+      {{"a.json", "b.json"}, "unexpected argument b.json"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunMain(args, out, err), 2);
+    EXPECT_THAT(err.str(), HasSubstr(message));
+  }
 }
 
 TEST(RunMainTest, BadScenarioFileNamesThePath) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/slurm_test_util.h"
 #include "tests/integration/test_server.h"
 
 namespace schedemu::testing {
@@ -728,13 +729,7 @@ TEST_F(BadInputTest, VertexLimitsAuthAndResources) {
   ExpectGoogleError(Envelope(get.dump(), ""), 401, "UNAUTHENTICATED");
   ExpectGoogleError(Envelope(get.dump(), "Bearer nope"), 401, "UNAUTHENTICATED");
   ExpectGoogleError(Envelope(get.dump(), "Basic ZGVtbzpkZW1v"), 401, "UNAUTHENTICATED");
-  for (std::string target :
-       {std::string("/v1beta1/projects/nope/locations/us-central1/modelDevelopmentClusters/"
-                    "demo-cluster:callSlurmRestApi"),
-        std::string("/v1beta1/projects/demo-project/locations/mars1/modelDevelopmentClusters/"
-                    "demo-cluster:callSlurmRestApi"),
-        std::string("/v1beta1/projects/demo-project/locations/us-central1/"
-                    "modelDevelopmentClusters/nope:callSlurmRestApi")}) {
+  for (std::string target : slurm_util::kUnknownEnvelopeTargets) {
     HttpClientResponse r = server_.Request(
         "POST", target,
         {{"Authorization", "Bearer demo-token"}, {"Content-Type", "application/json"}}, get.dump());

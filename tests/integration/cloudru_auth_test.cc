@@ -50,25 +50,32 @@ TEST_F(CloudRuAuthTest, ServiceAuthValidatesBody) {
 }
 
 TEST_F(CloudRuAuthTest, MissingOrWrongHeadersAnswerTheRealCodes) {
-  Headers good = Demo();
-  Headers h = good;
-  h.erase("authorization");
-  ExpectError(Get("jobs?region=SR008", h), 401, 19, "no authorization header, it is required");
-  h = good;
-  h.erase("x-api-key");
-  ExpectError(Get("jobs?region=SR008", h), 401, 9, "No x-api-key header provided");
-  h = good;
-  h["authorization"] = "not-a-token";
-  ExpectError(Get("jobs?region=SR008", h), 401, 21, "invalid access_token");
-  h = good;
-  h["x-api-key"] = "other-api-key";
-  ExpectError(Get("jobs?region=SR008", h), 401, 10, "Invalid api-key for workspace");
-  h = good;
-  h.erase("x-workspace-id");
-  ExpectError(Get("jobs?region=SR008", h), 401, 10, "Invalid api-key for workspace");
-  h = good;
-  h["x-workspace-id"] = "33333333-3333-4333-8333-333333333333";
-  ExpectError(Get("jobs?region=SR008", h), 401, 10, "Invalid api-key for workspace");
+  // Each case: a header removed (value null) or replaced, and the 401 it answers.
+  struct Case {
+    const char* header;
+    const char* value;
+    int code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"authorization", nullptr, 19, "no authorization header, it is required"},
+      {"x-api-key", nullptr, 9, "No x-api-key header provided"},
+      {"authorization", "not-a-token", 21, "invalid access_token"},
+      {"x-api-key", "other-api-key", 10, "Invalid api-key for workspace"},
+      {"x-workspace-id", nullptr, 10, "Invalid api-key for workspace"},
+      {"x-workspace-id", "33333333-3333-4333-8333-333333333333", 10,
+       "Invalid api-key for workspace"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.header);
+    Headers h = Demo();
+    if (c.value == nullptr) {
+      h.erase(c.header);
+    } else {
+      h[c.header] = c.value;
+    }
+    ExpectError(Get("jobs?region=SR008", h), 401, c.code, c.message);
+  }
 }
 
 TEST_F(CloudRuAuthTest, TokenOfAnotherWorkspaceIsRefused) {

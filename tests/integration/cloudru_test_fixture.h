@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/response_util.h"
 #include "tests/integration/test_server.h"
 
 namespace schedemu::testing::cloudru {
@@ -34,15 +35,8 @@ inline constexpr char kAlloc2Queue[] = "bbbbbbbb-0002-4000-8000-000000000002";
 inline constexpr char kSharedQueue[] = "cccccccc-0008-4000-8000-000000000008";
 inline constexpr int64_t kStart = 1767225600;  // 2026-01-01T00:00:00Z
 
-inline std::string Describe(const HttpClientResponse& r) {
-  return "status " + std::to_string(r.status) + " body: " + r.body.substr(0, 800) +
-         (r.error.empty() ? "" : " error: " + r.error);
-}
-
-inline Json Parse(const HttpClientResponse& r) {
-  Json j = Json::parse(r.body, nullptr, false);
-  return j.is_discarded() ? Json() : j;
-}
+using response_util::Describe;
+inline Json Parse(const HttpClientResponse& r) { return response_util::ParseBody(r); }
 
 // The default scenario with `edit` applied, written to a temp file; returns its path.
 template <typename Edit>
@@ -91,21 +85,17 @@ class CloudRuTest : public ::testing::Test {
     if (!j.is_object() || !j.contains("token")) return "";
     return j["token"].value("access_token", "");
   }
-  Headers Demo() {
-    if (demo_.empty()) {
-      demo_ = {{"authorization", Token("demo-client", "demo-secret")},
-               {"x-api-key", "demo-api-key"},
-               {"x-workspace-id", kDemoWs}};
+  Headers Demo() { return WorkspaceHeaders(demo_, "demo", kDemoWs); }
+  Headers Other() { return WorkspaceHeaders(other_, "other", kOtherWs); }
+  // The headers of workspace `name` (client "<name>-client", key "<name>-api-key"), its token
+  // fetched once into `cache`.
+  Headers WorkspaceHeaders(Headers& cache, const std::string& name, const char* workspace_id) {
+    if (cache.empty()) {
+      cache = {{"authorization", Token(name + "-client", name + "-secret")},
+               {"x-api-key", name + "-api-key"},
+               {"x-workspace-id", workspace_id}};
     }
-    return demo_;
-  }
-  Headers Other() {
-    if (other_.empty()) {
-      other_ = {{"authorization", Token("other-client", "other-secret")},
-                {"x-api-key", "other-api-key"},
-                {"x-workspace-id", kOtherWs}};
-    }
-    return other_;
+    return cache;
   }
 
   HttpClientResponse Get(const std::string& path, Headers h) {

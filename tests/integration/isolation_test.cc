@@ -222,39 +222,27 @@ TEST_F(IsolationTest, CloudRuWorkspaceCannotSubmitToAnothersAllocationOrQueue) {
 TEST_F(IsolationTest, CloudRuCredentialsNeverCrossWorkspaces) {
   std::string name = SubmitDemoJob();
   Headers demo = Demo(), other = Other();
+  // The three Cloud.ru credential headers.
+  auto creds = [](std::string authorization, std::string api_key, std::string workspace) {
+    return Headers{{"authorization", std::move(authorization)},
+                   {"x-api-key", std::move(api_key)},
+                   {"x-workspace-id", std::move(workspace)}};
+  };
   struct Case {
     const char* what;
     Headers headers;
   };
   std::vector<Case> cases = {
       // other's token with demo's key and workspace: token's account is not a member.
-      {"other token, demo key+ws",
-       {{"authorization", other["authorization"]},
-        {"x-api-key", "demo-api-key"},
-        {"x-workspace-id", kDemoWs}}},
+      {"other token, demo key+ws", creds(other["authorization"], "demo-api-key", kDemoWs)},
       // demo's token presenting other's key/workspace.
-      {"demo token, other key+ws",
-       {{"authorization", demo["authorization"]},
-        {"x-api-key", "other-api-key"},
-        {"x-workspace-id", kOtherWs}}},
+      {"demo token, other key+ws", creds(demo["authorization"], "other-api-key", kOtherWs)},
       // other's key naming demo's workspace.
-      {"other key, demo ws",
-       {{"authorization", other["authorization"]},
-        {"x-api-key", "other-api-key"},
-        {"x-workspace-id", kDemoWs}}},
-      {"demo key, other ws",
-       {{"authorization", demo["authorization"]},
-        {"x-api-key", "demo-api-key"},
-        {"x-workspace-id", kOtherWs}}},
+      {"other key, demo ws", creds(other["authorization"], "other-api-key", kDemoWs)},
+      {"demo key, other ws", creds(demo["authorization"], "demo-api-key", kOtherWs)},
       // Vertex/Slurm static tokens are not Cloud.ru tokens.
-      {"vertex token",
-       {{"authorization", "Bearer demo-token"},
-        {"x-api-key", "demo-api-key"},
-        {"x-workspace-id", kDemoWs}}},
-      {"api key as token",
-       {{"authorization", "demo-api-key"},
-        {"x-api-key", "demo-api-key"},
-        {"x-workspace-id", kDemoWs}}},
+      {"vertex token", creds("Bearer demo-token", "demo-api-key", kDemoWs)},
+      {"api key as token", creds("demo-api-key", "demo-api-key", kDemoWs)},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

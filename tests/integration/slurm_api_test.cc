@@ -484,21 +484,24 @@ TEST_P(SlurmApiTest, NodesPartitionsPingDiag) {
   EXPECT_EQ(a.body["nodes"][0]["state"], Json::array({"IDLE"}));
   EXPECT_EQ(a.body["nodes"][0]["gres"], "gpu:h100:8(S:0-1)");
   EXPECT_EQ(a.body["nodes"][0]["partitions"], Json::array({"gpu", "spot"}));
-  a = c.Call("GET", "/slurm/v0.0.42/node/a3-2");
-  ASSERT_EQ(a.body["nodes"].size(), 1u) << a.raw;
-  a = c.Call("GET", "/slurm/v0.0.42/node/nope");
-  EXPECT_EQ(a.status, 500) << a.raw;
-  EXPECT_EQ(FirstError(a)["description"], "Failure to query node nope");
+  // `kind`/`name` answers a list of one; `kind`/nope answers `status` with `description`.
+  auto expect_one_and_unknown = [&](const std::string& kind, const std::string& name,
+                                    const char* list, int status, const std::string& description) {
+    SlurmAnswer one = c.Call("GET", "/slurm/v0.0.42/" + kind + "/" + name);
+    ASSERT_EQ(one.body[list].size(), 1u) << one.raw;
+    SlurmAnswer unknown = c.Call("GET", "/slurm/v0.0.42/" + kind + "/nope");
+    EXPECT_EQ(unknown.status, status) << unknown.raw;
+    EXPECT_EQ(FirstError(unknown)["description"], description);
+  };
+  ASSERT_NO_FATAL_FAILURE(
+      expect_one_and_unknown("node", "a3-2", "nodes", 500, "Failure to query node nope"));
   a = c.Call("GET", "/slurm/v0.0.42/partitions/");
   ASSERT_EQ(a.body["partitions"].size(), 2u) << a.raw;
   EXPECT_EQ(a.body["partitions"][0]["name"], "gpu");
   EXPECT_EQ(a.body["partitions"][0]["priority"]["tier"], 10);
   EXPECT_EQ(a.body["partitions"][0]["nodes"]["configured"], "a3-[0-3]");
-  a = c.Call("GET", "/slurm/v0.0.42/partition/spot");
-  ASSERT_EQ(a.body["partitions"].size(), 1u) << a.raw;
-  a = c.Call("GET", "/slurm/v0.0.42/partition/nope");
-  EXPECT_EQ(a.status, 422) << a.raw;
-  EXPECT_EQ(FirstError(a)["description"], "Unable to find partition nope");
+  ASSERT_NO_FATAL_FAILURE(expect_one_and_unknown("partition", "spot", "partitions", 422,
+                                                 "Unable to find partition nope"));
   a = c.Call("GET", "/slurm/v0.0.42/ping/");
   ASSERT_EQ(a.status, 200) << a.raw;
   EXPECT_EQ(a.body["pings"][0]["responding"], true);

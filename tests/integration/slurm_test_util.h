@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/response_util.h"
 #include "tests/integration/test_server.h"
 
 namespace schedemu::testing::slurm_util {
@@ -15,19 +16,21 @@ namespace schedemu::testing::slurm_util {
 using Json = nlohmann::json;
 using Headers = std::map<std::string, std::string>;
 
+// Envelope targets naming an unknown project, region and cluster, in that order.
+inline constexpr const char* kUnknownEnvelopeTargets[] = {
+    "/v1beta1/projects/nope/locations/us-central1/modelDevelopmentClusters/"
+    "demo-cluster:callSlurmRestApi",
+    "/v1beta1/projects/demo-project/locations/mars1/modelDevelopmentClusters/"
+    "demo-cluster:callSlurmRestApi",
+    "/v1beta1/projects/demo-project/locations/us-central1/"
+    "modelDevelopmentClusters/nope:callSlurmRestApi"};
+
 inline constexpr char kEnvelopePath[] =
     "/v1beta1/projects/demo-project/locations/us-central1/modelDevelopmentClusters/"
     "demo-cluster:callSlurmRestApi";
 
-inline std::string Describe(const HttpClientResponse& r) {
-  return "status " + std::to_string(r.status) + " body: " + r.body.substr(0, 800) +
-         (r.error.empty() ? "" : " error: " + r.error);
-}
-
-inline Json ParseBody(const HttpClientResponse& r) {
-  Json j = Json::parse(r.body, nullptr, false);
-  return j.is_discarded() ? Json() : j;
-}
+using response_util::Describe;
+using response_util::ParseBody;
 
 inline Headers SlurmHeaders(const std::string& user = "demo",
                             const std::string& token = "demo-token") {

@@ -194,13 +194,7 @@ TEST_F(VertexEnvelopeTest, CredentialsAndResources) {
   ExpectGoogleError(r, 403, "PERMISSION_DENIED");
   EXPECT_THAT(ParseBody(r)["error"]["message"].get<std::string>(),
               HasSubstr("aiplatform.modelDevelopmentClusters.run"));
-  for (std::string target :
-       {std::string("/v1beta1/projects/nope/locations/us-central1/modelDevelopmentClusters/"
-                    "demo-cluster:callSlurmRestApi"),
-        std::string("/v1beta1/projects/demo-project/locations/mars1/modelDevelopmentClusters/"
-                    "demo-cluster:callSlurmRestApi"),
-        std::string("/v1beta1/projects/demo-project/locations/us-central1/"
-                    "modelDevelopmentClusters/nope:callSlurmRestApi")}) {
+  for (std::string target : kUnknownEnvelopeTargets) {
     SCOPED_TRACE(target);
     ExpectGoogleError(Envelope(kGetJobs.dump(), "Bearer demo-token", target), 404, "NOT_FOUND");
   }

@@ -122,21 +122,34 @@ class HttpServerTest : public ::testing::Test {
     return fd;
   }
 
+  // Reads until the peer closes (or the 5 s receive timeout passes).
+  static std::string ReadUntilClosed(int fd) {
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+  }
+
   // Sends raw bytes and reads until the peer closes (or 5 s pass).
   std::string RawExchange(const std::string& bytes, bool half_close = false) {
     int fd = Connect();
     EXPECT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(bytes.size()));
     if (half_close) shutdown(fd, SHUT_WR);
-    std::string out;
-    char buf[4096];
-    for (;;) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
+    std::string out = ReadUntilClosed(fd);
     close(fd);
     return out;
+  }
+
+  // How many times `piece` occurs in `s`.
+  static size_t Count(const std::string& s, const std::string& piece) {
+    size_t n = 0;
+    for (size_t at = s.find(piece); at != std::string::npos; at = s.find(piece, at + 1)) ++n;
+    return n;
   }
 
   // Each piece is found in `out`, after the one before it.
@@ -296,27 +309,12 @@ TEST_F(HttpServerTest, StopAnswersThePipelinedRequestsAlreadyRoutedThenCloses) {
   const int routed = SettledBigServed();
   ASSERT_LT(routed, kRequests);
   server_->Stop();
-  std::string in;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    in.append(buf, static_cast<size_t>(n));
-  }
+  const std::string in = ReadUntilClosed(fd);
   close(fd);
   thread_.join();
   server_.reset();
-  size_t answers = 0, closes = 0;
-  for (size_t at = in.find("HTTP/1.1 200"); at != std::string::npos;
-       at = in.find("HTTP/1.1 200", at + 1)) {
-    ++answers;
-  }
-  for (size_t at = in.find("Connection: close"); at != std::string::npos;
-       at = in.find("Connection: close", at + 1)) {
-    ++closes;
-  }
-  EXPECT_EQ(answers, static_cast<size_t>(routed));
-  EXPECT_EQ(closes, 1u);
+  EXPECT_EQ(Count(in, "HTTP/1.1 200"), static_cast<size_t>(routed));
+  EXPECT_EQ(Count(in, "Connection: close"), 1u);
   EXPECT_EQ(big_served_.load(), routed);  // nothing read after the stop
 }
 
@@ -425,13 +423,7 @@ TEST_F(HttpServerTest, ClientThatStopsReadingIsDisconnectedAfterTheWriteTimeout)
   std::string request = absl::StrCat("GET /t/big/0?bytes=", kBytes, " HTTP/1.1\r\nHost: x\r\n\r\n");
   send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // well past the write timeout
-  size_t received = 0;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    received += static_cast<size_t>(n);
-  }
+  const size_t received = ReadUntilClosed(fd).size();
   close(fd);
   EXPECT_GT(received, 0u);
   EXPECT_LT(received, kBytes);
