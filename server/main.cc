@@ -115,7 +115,9 @@ int Serve(int argc, char** argv) {
   server_options.threads = threads;
 
   api::EmulatorOptions options;
-  options.control_token = flag("control-token", "");
+  // --control-token, else $SCHEDEMU_CONTROL_TOKEN (the container's way: docker run -e ...).
+  const char* env_token = std::getenv("SCHEDEMU_CONTROL_TOKEN");
+  options.control_token = flag("control-token", env_token != nullptr ? env_token : "");
   if (args->flags.count("max-body-bytes")) {
     int64_t n = 0;
     if (!absl::SimpleAtoi(flag("max-body-bytes", ""), &n) || n < 1024 || n > (1ll << 30)) {

@@ -196,7 +196,8 @@ TEST_F(SecurityTest, RebindingHostsAreRefusedOnEveryRoute) {
       EXPECT_THAT(r.body, HasSubstr("--allowed-host")) << host << " " << target;
     }
   }
-  for (const std::string& host : {Own(), "localhost:" + port, "[::1]:" + port, "127.9.9.9"}) {
+  for (const std::string& host :
+       {Own(), "localhost:" + port, "[::1]:" + port, std::string("127.9.9.9")}) {
     HttpClientResponse r = server_.Request("GET", "/emulator/v1/health", {{"Host", host}});
     EXPECT_EQ(r.status, 200) << host << ": " << Describe(r);
   }
@@ -206,7 +207,7 @@ TEST(SecurityAllowedHostTest, AllowedHostAdmitsANamedHost) {
   TestServer server({"--allowed-host", "schedemu", "--allowed-host", "gpu-box.lan"});
   ASSERT_TRUE(server.ok());
   const std::string port = std::to_string(server.port());
-  for (const std::string& host : {"schedemu:" + port, "GPU-BOX.lan"}) {
+  for (const std::string& host : {"schedemu:" + port, std::string("GPU-BOX.lan")}) {
     HttpClientResponse r = server.Request("GET", "/emulator/v1/state", {{"Host", host}});
     EXPECT_EQ(r.status, 200) << host << ": " << Describe(r);
   }
@@ -238,9 +239,9 @@ TEST(SecurityAllowedHostTest, StarTurnsTheHostCheckOff) {
 }
 
 // What `serve` prints at start, stdout and stderr together (killed once it is listening).
-std::string StartupOutput(const std::string& args) {
-  std::string cmd = "timeout -s TERM 3 " + std::string(SCHEDEMU_BINARY) + " serve --port 0 " +
-                    args + " 2>&1 </dev/null";
+std::string StartupOutput(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " timeout -s TERM 2 " + std::string(SCHEDEMU_BINARY) +
+                    " serve --port 0 " + args + " 2>&1 </dev/null";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return out;
@@ -258,6 +259,10 @@ TEST(SecurityStartupTest, OffLoopbackWithoutTokenWarns) {
                               "--control-token"));
   EXPECT_THAT(StartupOutput("--host 0.0.0.0 --control-token s3cret"),
               ::testing::Not(HasSubstr("WARNING")));
+  // The container's way to set it.
+  std::string env = StartupOutput("--host 0.0.0.0", "SCHEDEMU_CONTROL_TOKEN=s3cret");
+  EXPECT_THAT(env, HasSubstr("listening on http://0.0.0.0:"));
+  EXPECT_THAT(env, ::testing::Not(HasSubstr("WARNING")));
   EXPECT_THAT(StartupOutput("--host 127.0.0.1"), ::testing::Not(HasSubstr("WARNING")));
   EXPECT_THAT(StartupOutput("--host 127.0.0.1 --allowed-host 'a b'"),
               HasSubstr("--allowed-host: expected a host name or address, got 'a b'"));
