@@ -26,8 +26,9 @@ struct HttpRequest {
   std::string body;
   // Path parameters captured by the route pattern ("{job_name}" -> value).
   std::map<std::string, std::string> params;
-  std::string remote;  // peer address, "" in-process
-  int version = 11;    // 10 or 11
+  std::string remote;           // peer address, "" in-process
+  std::string scheme = "http";  // "https" when it came over TLS
+  int version = 11;             // 10 or 11
 
   std::optional<std::string_view> Header(std::string_view lowercase_name) const;
   std::optional<std::string_view> Query(std::string_view name) const;  // first value
@@ -59,6 +60,13 @@ struct HttpResponse {
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 
+// Why the request guard (api/request_guard.h) refused a request: the header at fault ("host",
+// "origin", "sec-fetch-site") and a one-line reason.
+struct Refusal {
+  std::string header;
+  std::string reason;
+};
+
 // A pattern is a '/'-separated path; a segment "{name}" captures one segment, "{name}:verb"
 // captures the part before a literal ":verb" suffix, "{name...}" captures the rest of the path.
 // Empty segments are ignored, so a trailing slash is optional.
@@ -79,6 +87,9 @@ struct RouteGroup {
   Handler method_not_allowed;
   // Applied before the route handler (auth, faults); a set response short-circuits.
   std::function<std::optional<HttpResponse>(const HttpRequest&, const Route&)> before;
+  // The 403 of a request the router's guard refused (api/request_guard.h), in the dialect's
+  // error shape.
+  std::function<HttpResponse(const Refusal&)> refused;
 };
 
 // Small helpers every dialect uses.

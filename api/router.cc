@@ -4,6 +4,8 @@
 #include <chrono>
 #include <exception>
 
+#include "api/json_escape.h"
+
 namespace schedemu::api {
 
 namespace {
@@ -58,6 +60,12 @@ std::vector<std::string> OwnedSegments(std::string_view path) {
 }
 
 api::HttpResponse GenericNotFound() { return api::JsonResponse(404, R"({"detail":"Not Found"})"); }
+
+api::HttpResponse GenericRefused(const api::Refusal& refusal) {
+  std::string body = R"({"detail":)";
+  AppendJsonString(body, refusal.reason);
+  return api::JsonResponse(403, body + "}");
+}
 
 }  // namespace
 
@@ -155,7 +163,12 @@ api::HttpResponse Router::Dispatch(api::HttpRequest& request) const {
           break;
         }
       }
-      if (match == nullptr) {
+      std::optional<api::Refusal> refusal = guard_ ? guard_(request) : std::nullopt;
+      if (refusal) {
+        label = match == nullptr ? "refused" : match->group->dialect + ".refused";
+        response = match != nullptr && match->group->refused ? match->group->refused(*refusal)
+                                                             : GenericRefused(*refusal);
+      } else if (match == nullptr) {
         label = "not_found";
         response = GenericNotFound();
       } else {

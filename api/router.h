@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,10 @@ class Router {
   Router& operator=(const Router&) = delete;
   Router(Router&&) = default;  // the groups' heap storage (and our pointers into it) moves along
   void set_observer(Observer observer) { observer_ = std::move(observer); }
+  // Asked before any route (the request guard of api/request_guard.h): a reason refuses the
+  // request with 403, in the shape of the group its path belongs to (RouteGroup::refused).
+  using Guard = std::function<std::optional<api::Refusal>(const api::HttpRequest&)>;
+  void set_guard(Guard guard) { guard_ = std::move(guard); }
 
   // Fills path/query/params from `request.target` and dispatches. Never throws: a handler that
   // throws becomes a 500 in the group's dialect-neutral JSON.
@@ -57,6 +62,7 @@ class Router {
   std::vector<api::RouteGroup> groups_;
   std::vector<CompiledGroup> compiled_;
   Observer observer_;
+  Guard guard_;
 };
 
 }  // namespace schedemu::api

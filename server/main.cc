@@ -1,7 +1,7 @@
 // schedemu: one binary, three commands.
 //   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
 //                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
-//                  [--state-file F] [--state-save-interval SECONDS]
+//                  [--state-file F] [--state-save-interval SECONDS] [--allowed-host NAME]...
 //   schedemu run FILE [--format table|json] [--until T]
 //   schedemu replay TRACE.swf --scenario FILE
 #include <unistd.h>
@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/emulator.h"
 #include "api/headless/state_file.h"
+#include "api/request_guard.h"
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
@@ -37,6 +38,7 @@ const char kUsage[] =
     "                      [--speed X] [--seed N] [--log-level error|warn|info|debug]\n"
     "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
     "                      [--state-file F] [--state-save-interval SECONDS]\n"
+    "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
     "       schedemu run FILE [--format table|json] [--until T]\n"
     "       schedemu replay TRACE.swf --scenario FILE\n";
 
@@ -48,7 +50,8 @@ int64_t WallMs() {
 
 // Parses "--name value" / "--name=value" flags; positional arguments are kept in order.
 struct Args {
-  std::map<std::string, std::string> flags;
+  std::map<std::string, std::string> flags;               // the last value of each flag
+  std::map<std::string, std::vector<std::string>> every;  // all values, for repeatable flags
   std::vector<std::string> positional;
 };
 
@@ -73,6 +76,7 @@ std::optional<Args> ParseArgs(int argc, char** argv, int first,
       return std::nullopt;
     }
     args.flags[flag.name] = *flag.value;
+    args.every[flag.name].push_back(*flag.value);
   }
   return args;
 }
@@ -88,7 +92,7 @@ int Serve(int argc, char** argv) {
   auto args =
       ParseArgs(argc, argv, 2,
                 {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
-                 "max-body-bytes", "threads", "state-file", "state-save-interval"},
+                 "max-body-bytes", "threads", "state-file", "state-save-interval", "allowed-host"},
                 &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
@@ -111,7 +115,9 @@ int Serve(int argc, char** argv) {
   server_options.threads = threads;
 
   api::EmulatorOptions options;
-  options.control_token = flag("control-token", "");
+  // --control-token, else $SCHEDEMU_CONTROL_TOKEN (the container's way: docker run -e ...).
+  const char* env_token = std::getenv("SCHEDEMU_CONTROL_TOKEN");
+  options.control_token = flag("control-token", env_token != nullptr ? env_token : "");
   if (args->flags.count("max-body-bytes")) {
     int64_t n = 0;
     if (!absl::SimpleAtoi(flag("max-body-bytes", ""), &n) || n < 1024 || n > (1ll << 30)) {
@@ -187,6 +193,26 @@ int Serve(int argc, char** argv) {
 
   Router router(api::AllRouteGroups(emulator));
   InstallRequestObserver(router, emulator);
+  // Host and Origin checks on every request (api/request_guard.h): loopback names, the listen
+  // address (unless it is the unspecified 0.0.0.0 / ::, which no client names) and --allowed-host.
+  api::RequestGuardOptions guard_options;
+  guard_options.allowed_hosts = args->every["allowed-host"];
+  if (server_options.host != "0.0.0.0" && server_options.host != "::") {
+    guard_options.allowed_hosts.push_back(server_options.host);
+  }
+  for (const std::string& h : guard_options.allowed_hosts) {
+    if (h != "*" && !api::AllowedHostName(h)) {
+      return UsageError("--allowed-host: expected a host name or address, got '" + h + "'");
+    }
+  }
+  router.set_guard([guard = api::RequestGuard(guard_options)](const api::HttpRequest& r) {
+    return guard.Check(r);
+  });
+  if (!api::IsLoopbackHost(server_options.host) && options.control_token.empty()) {
+    std::cerr << "schedemu: WARNING: listening on " << server_options.host
+              << ", beyond loopback, without --control-token: anyone who can reach this port can "
+                 "reset the world, move its clock and read every job (set --control-token)\n";
+  }
   HttpServer server(server_options, router);
   if (absl::Status s = server.Listen(); !s.ok()) {
     std::cerr << "schedemu: " << s.message() << "\n";

@@ -76,6 +76,8 @@ HttpResponse ErrorLogsJobNotFound() { return ErrorBody(400, 1, "job not found");
 HttpResponse ErrorJobResourceNotFound() { return ErrorBody(404, 1, "not found"); }
 HttpResponse ErrorRequestTooLarge(std::string_view message) { return ErrorBody(400, 1, message); }
 
+HttpResponse ErrorRequestRefused(std::string_view reason) { return ErrorBody(403, 403, reason); }
+
 HttpResponse ErrorNotWorkspaceAdmin(std::string_view workspace_id) {
   return ErrorBody(403, 403,
                    absl::StrCat("Forbidden: the service account is not an admin of workspace ",

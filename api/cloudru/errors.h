@@ -100,6 +100,9 @@ HttpResponse ErrorWorkspaceNotInNamespace();
 HttpResponse ErrorQueueNotFound(std::string_view queue_id);
 
 // ---- generic ----
+// 403 {403, reason}: the request guard refused the request (a foreign Host or Origin; our own
+// wording: the real service sits behind its own hostname and never sees one).
+HttpResponse ErrorRequestRefused(std::string_view reason);
 HttpResponse ErrorInternal();  // 500 {500, "Oops, something went wrong"}
 
 // Maps a model error from a job submission (its Reason and typed facts, GetModelError) to its

@@ -205,4 +205,10 @@ SlurmWarning WarningSubmitNonFatal(int error_number) {
   return {SlurmStrerror(error_number), "slurm_submit_batch_job()"};
 }
 
+HttpResponse ErrorRequestRefused(std::string_view reason) {
+  HttpResponse r = TextResponse(403, std::string(reason));
+  r.close = true;
+  return r;
+}
+
 }  // namespace schedemu::api::slurm

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http.h"
+
 namespace schedemu::api::slurm {
 
 // Slurm errno values used by the emulator.
@@ -106,6 +108,9 @@ inline constexpr std::string_view kTextMethodNotDefined =
 inline constexpr std::string_view kTextUnableToParseQuery = "Unable to parse query.";
 inline constexpr std::string_view kTextBodyAndQuery =
     "Unexpected HTTP body provided when URL Query provided";
+// 403 text/plain, Connection: close: the request guard refused the request (a foreign Host or
+// Origin), with its reason; shaped as slurmrestd's own rejections before a handler runs.
+HttpResponse ErrorRequestRefused(std::string_view reason);
 
 }  // namespace schedemu::api::slurm
 

@@ -71,6 +71,9 @@ HttpResponse ErrorInvalidCredentials() {
                          "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\"");
   return r;
 }
+HttpResponse ErrorRequestRefused(std::string_view reason) {
+  return GoogleError(403, "PERMISSION_DENIED", reason);
+}
 HttpResponse ErrorPermissionDenied(std::string_view resource) {
   return GoogleError(
       403, "PERMISSION_DENIED",

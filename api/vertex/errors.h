@@ -31,6 +31,8 @@ HttpResponse ErrorMissingCredentials();
 HttpResponse ErrorInvalidCredentials();
 // 403 PERMISSION_DENIED
 HttpResponse ErrorPermissionDenied(std::string_view resource);
+// The request guard refused the request (a foreign Host or Origin), with its reason.
+HttpResponse ErrorRequestRefused(std::string_view reason);
 // 404 NOT_FOUND
 HttpResponse ErrorClusterNotFound(std::string_view resource);
 HttpResponse ErrorUrlNotFound();
