@@ -117,8 +117,9 @@ class World {
   // stopped (Stopped); running ones keep running to their end (documented in README).
   absl::Status AssignSharedQueue(std::string_view workspace, std::string_view region);
   absl::Status UnassignSharedQueue(std::string_view workspace, std::string_view region);
-  // Tokens (both dialects).
-  const Token& MintToken(Dialect dialect, std::string subject, std::string workspace, bool jwt);
+  // Tokens (both dialects). The api layer mints them (api/jwt.h); StoreToken keeps one (replacing
+  // a token with the same string) and returns the stored copy.
+  const Token& StoreToken(Token token);
   // nullptr when unknown; expired tokens are returned (callers check expires_at against now()).
   const Token* FindToken(std::string_view token) const;
 
