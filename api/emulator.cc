@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
-#include "api/control/control_plane.h"
+#include "api/control_plane.h"
 
 namespace schedemu::api {
 

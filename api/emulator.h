@@ -17,7 +17,7 @@
 
 namespace schedemu::api {
 
-class ControlPlane;  // api/control/control_plane.h: fault rules and snapshots
+class ControlPlane;  // api/control_plane.h: fault rules and snapshots
 
 struct EmulatorOptions {
   std::string control_token;                      // "" = control API open (loopback)
@@ -56,7 +56,7 @@ class Emulator {
   // perturb the world's identifiers).
   std::string NextRequestId();
 
-  // Fault rules and snapshots of the control API (api/control/control_plane.h). Thread-safe on
+  // Fault rules and snapshots of the control API (api/control_plane.h). Thread-safe on
   // its own; never called with the world lock required.
   ControlPlane& control() { return *control_; }
   // The monotonic wall source the world's realtime clock reads (for worlds rebuilt elsewhere).

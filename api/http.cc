@@ -30,20 +30,22 @@ std::string_view HttpRequest::Param(std::string_view name) const {
   return it == params.end() ? std::string_view() : std::string_view(it->second);
 }
 
-HttpResponse JsonResponse(int status, std::string body) {
+namespace {
+HttpResponse Response(int status, const char* content_type, std::string body) {
   HttpResponse r;
   r.status = status;
-  r.content_type = "application/json";
+  r.content_type = content_type;
   r.body = std::move(body);
   return r;
 }
+}  // namespace
+
+HttpResponse JsonResponse(int status, std::string body) {
+  return Response(status, "application/json", std::move(body));
+}
 
 HttpResponse TextResponse(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "text/plain";
-  r.body = std::move(body);
-  return r;
+  return Response(status, "text/plain", std::move(body));
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // A streaming JSON writer for the hot views (a slurmrestd job is ~150 keys): it appends straight
 // to a std::string instead of building an nlohmann::json tree (one heap node per key) and dumping
-// it. Strings are escaped exactly as nlohmann's dump(-1, ' ', false, error_handler_t::replace)
-// does (the tests compare the two on arbitrary bytes), so a view moved to the writer answers the
+// it. Strings are escaped by AppendJsonString (api/json_escape.h), exactly as nlohmann's
+// dump(-1, ' ', false, error_handler_t::replace) does, so a view moved to the writer answers the
 // same bytes for every value. Commas are placed by the writer; keys are written in call order.
 #ifndef SCHEDEMU_API_JSON_WRITER_H_
 #define SCHEDEMU_API_JSON_WRITER_H_
@@ -11,10 +11,9 @@
 #include <string>
 #include <string_view>
 
-namespace schedemu::api {
+#include "api/json_escape.h"
 
-// Appends `s` as a JSON string literal (quotes included) to `out`.
-void AppendJsonString(std::string& out, std::string_view s);
+namespace schedemu::api {
 
 // Reserves `capacity` bytes for a large answer (GET /jobs of thousands of jobs). Above a few MiB
 // the allocation is a fresh mmap on every request, and touching it page by page costs more than

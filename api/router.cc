@@ -73,6 +73,12 @@ std::vector<std::string_view> Router::Segments(std::string_view path) {
   return out;
 }
 
+bool Router::Matches(const std::vector<std::string>& pattern,
+                     const std::vector<std::string_view>& segments,
+                     std::map<std::string, std::string>* params) {
+  return PatternMatches(pattern, segments, 0, params);
+}
+
 Router::Router(std::vector<api::RouteGroup> groups) : groups_(std::move(groups)) {
   for (const api::RouteGroup& g : groups_) {
     CompiledGroup cg{&g, OwnedSegments(g.prefix), {}};

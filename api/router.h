@@ -6,6 +6,7 @@
 #define SCHEDEMU_API_ROUTER_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ class Router {
 
   // Splits "/a//b/" into {"a","b"}.
   static std::vector<std::string_view> Segments(std::string_view path);
+  // Whether a path's segments match a route pattern's (both as Segments() splits them), with the
+  // pattern's captures put in `params`: the matching Dispatch does, for a dialect that routes a
+  // path of its own (the Slurm path inside a Vertex envelope).
+  static bool Matches(const std::vector<std::string>& pattern,
+                      const std::vector<std::string_view>& segments,
+                      std::map<std::string, std::string>* params);
 
  private:
   struct CompiledRoute {

@@ -1,12 +1,7 @@
 #include "api/routes.h"
 
-#include "api/cloudru/routes.h"
 #include "api/control/faults.h"
-#include "api/control/routes.h"
-#include "api/control/state_file.h"
-#include "api/dashboard/routes.h"
-#include "api/slurm/routes.h"
-#include "api/vertex/routes.h"
+#include "api/control/journal.h"
 
 namespace schedemu::api {
 
@@ -18,7 +13,7 @@ std::vector<RouteGroup> AllRouteGroups(Emulator& emulator) {
   }
   // Control-plane fault rules answer before the dialects' own hooks (api/control/faults.h).
   InstallFaultHooks(groups, emulator);
-  // Then state-changing requests are journaled for serve --state-file (api/control/state_file.h).
+  // Then state-changing requests are journaled for serve --state-file (api/control/journal.h).
   InstallJournal(groups, emulator);
   return groups;
 }

@@ -1,11 +1,10 @@
-// Every route group the server serves, in matching order.
+// The route gatherer: every route group the server serves, in matching order, gathered from the
+// rooms' factories (api/room_routes.h, included for them) with the control plane's fault hooks
+// and request journal installed.
 #ifndef SCHEDEMU_API_ROUTES_H_
 #define SCHEDEMU_API_ROUTES_H_
 
-#include <vector>
-
-#include "api/emulator.h"
-#include "api/http.h"
+#include "api/room_routes.h"
 
 namespace schedemu::api {
 

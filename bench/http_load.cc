@@ -172,6 +172,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
+  // The completion of a write or a read: an error counts and reconnects, else `next` goes on.
+  auto Then(const char* what, void (Connection::*next)()) {
+    return [self = shared_from_this(), what, next](beast::error_code ec, std::size_t) {
+      if (ec) {
+        self->Fail(what, ec);
+        return;
+      }
+      ((*self).*next)();
+    };
+  }
+
   void Fail(const char* what, beast::error_code ec) {
     ++stats_.errors;
     stats_.last_error = std::string(what) + ": " + ec.message();
@@ -207,28 +218,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     request_.keep_alive(true);
     started_ = Clock::now();
-    http::async_write(socket_, request_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (ec) {
-                          self->Fail("write", ec);
-                          return;
-                        }
-                        self->Read();
-                      });
+    http::async_write(socket_, request_, Then("write", &Connection::Read));
   }
 
   void Read() {
     parser_.emplace();
     parser_->body_limit(256 * 1024 * 1024);
     parser_->header_limit(64 * 1024);
-    http::async_read(socket_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       if (ec) {
-                         self->Fail("read", ec);
-                         return;
-                       }
-                       self->Done();
-                     });
+    http::async_read(socket_, buffer_, *parser_, Then("read", &Connection::Done));
   }
 
   void Done() {

@@ -6,10 +6,11 @@
 # 1,000,000-job SWF replay on a 10,000-GPU scenario; writes bench/results/latest.md (+ .json).
 #
 # Environment:
-#   SCHEDEMU_BENCH_PEER=1          also measure the real Slurm 22.05 peer (installs slurmctld,
-#                                  slurmd, slurmrestd, slurm-client, munge, slurm-wlm-jwt-plugin
-#                                  with apt-get; starts ../shared/peers/slurm-22.05/start.sh with
-#                                  a temporary PEER_RUN) and report ratios ours/peer
+#   SCHEDEMU_BENCH_PEER=1          also measure the real Slurm 22.05 peer and report ratios
+#                                  ours/peer: installs its Debian packages with apt-get when
+#                                  missing, starts it with scripts/slurm-peer.sh in a temporary
+#                                  PEER_RUN. Without the packages (and no way to install them)
+#                                  the run goes on without the peer and its report says so.
 #   SCHEDEMU_BENCH_DURATION=10     seconds per HTTP run (after 1 s warm-up)
 #   SCHEDEMU_BENCH_CONNECTIONS=64  keep-alive connections per HTTP run
 #   SCHEDEMU_BENCH_REPS=5          model benchmark repetitions (the table shows medians)
@@ -28,18 +29,7 @@ case "$BUILD" in /*) export SCHEDEMU_BENCH_BUILD="$BUILD" ;; esac
 
 scripts/setup.sh
 if [ "${SCHEDEMU_BENCH_PEER:-0}" = 1 ]; then
-  peer_pkgs=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin bc curl)
-  missing=()
-  for p in "${peer_pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-    echo "bench: installing the Slurm peer: ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
+  scripts/slurm-peer.sh install || echo "bench: the Slurm peer will be skipped" >&2
 fi
 
 # Release, benchmarks on, tests off. Warnings are not errors here: -O3 brings extra

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build everything, run every test. Exits non-zero on
-# any failure. Stages:
+# any failure. First, in seconds, the layering check (scripts/check_layers.py: every #include
+# against the floor plan in scripts/layers.toml). Stages:
 #   1. every test (unit, HTTP integration, Python end-to-end and contract tests), optimised build;
 #   2. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the concurrency tests (transport, integration against the server, load-and-chaos) under
@@ -12,6 +13,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs="$(nproc)"
 stage() { printf '\n== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+
+stage "layering"
+/usr/bin/python3 scripts/check_layers.py
 
 stage "1/4 build and run every test"
 cmake --preset test >/dev/null

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "api/control/metrics.h"
-#include "api/scenario/runner.h"
+#include "api/headless/runner.h"
 #include "server/log.h"
 #include "server/replay.h"
 

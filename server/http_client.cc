@@ -43,39 +43,36 @@ struct HttpClient::Impl {
     return true;
   }
 
+  // Runs one asynchronous operation on the private io_context under the deadline (synchronous
+  // calls on a tcp_stream ignore expiry); false, with "`what`: reason" in *error, on failure.
+  template <typename Start>
+  bool Await(const char* what, int timeout_ms, std::string* error, Start start) {
+    beast::error_code ec;
+    bool done = false;
+    stream->expires_after(std::chrono::milliseconds(timeout_ms));
+    start([&](beast::error_code e, std::size_t) {
+      ec = e;
+      done = true;
+    });
+    ioc.restart();
+    ioc.run();
+    if (done && !ec) return true;
+    *error = std::string(what) + ": " + ec.message();
+    return false;
+  }
+
   // One exchange on the current connection; false on a transport error.
   bool Exchange(const http::request<http::string_body>& req, HttpClientResponse* out,
                 int timeout_ms, std::string* error) {
-    beast::error_code ec;
-    stream->expires_after(std::chrono::milliseconds(timeout_ms));
-    // Synchronous calls on a tcp_stream ignore expiry; use the socket with a deadline via
-    // async ops run on our private io_context.
-    bool done = false;
-    http::async_write(*stream, req, [&](beast::error_code e, std::size_t) {
-      ec = e;
-      done = true;
-    });
-    ioc.restart();
-    ioc.run();
-    if (!done || ec) {
-      *error = "write: " + ec.message();
-      return false;
-    }
+    auto write = [&](auto handler) { http::async_write(*stream, req, std::move(handler)); };
+    if (!Await("write", timeout_ms, error, write)) return false;
     http::response_parser<http::string_body> parser;
     parser.body_limit(256 * 1024 * 1024);
     parser.header_limit(1024 * 1024);
-    done = false;
-    stream->expires_after(std::chrono::milliseconds(timeout_ms));
-    http::async_read(*stream, buffer, parser, [&](beast::error_code e, std::size_t) {
-      ec = e;
-      done = true;
-    });
-    ioc.restart();
-    ioc.run();
-    if (!done || ec) {
-      *error = "read: " + ec.message();
-      return false;
-    }
+    auto read = [&](auto handler) {
+      http::async_read(*stream, buffer, parser, std::move(handler));
+    };
+    if (!Await("read", timeout_ms, error, read)) return false;
     auto res = parser.release();
     out->status = static_cast<int>(res.result_int());
     for (const auto& f : res) {

@@ -1,6 +1,10 @@
 // The HTTP/1.1 server: an Asio thread pool, one strand per connection, keep-alive, pipelined
-// requests answered in order, chunked streaming responses, limits (header size, body size,
-// header/body/idle timeouts, connection cap) and a graceful drain on Stop().
+// requests answered in order (a bounded number read ahead), chunked streaming responses, limits
+// (header size, body size, header/body/idle/write timeouts, connection cap) and a graceful drain
+// on Stop().
+//
+// Its rooms, all Beast/Asio behind this header: server/listener (accept loop, connection cap),
+// server/session (one connection), server/session_registry (live connections, the drain).
 #ifndef SCHEDEMU_SERVER_HTTP_SERVER_H_
 #define SCHEDEMU_SERVER_HTTP_SERVER_H_
 
@@ -23,7 +27,10 @@ struct ServerOptions {
   int header_timeout_ms = 10'000;       // first request line + headers
   int body_timeout_ms = 30'000;         // body after the headers
   int idle_timeout_ms = 60'000;         // keep-alive wait for the next request
+  int write_timeout_ms = 30'000;        // each write of an answer: response, stream head, chunk
+  int final_write_timeout_ms = 10'000;  // short last writes: error answer, 503, last chunk
   int max_connections = 1024;           // above: 503 and close
+  int max_queued_responses = 16;        // pipelined answers waiting; at the bound reading pauses
   int drain_timeout_ms = 5'000;         // Stop(): wait this long for in-flight requests
 };
 
@@ -45,9 +52,8 @@ class HttpServer {
   // realtime clock process due events even when no request arrives.
   void SetTicker(int period_ms, std::function<void()> tick);
 
-  struct Impl;  // public only so that the connection class in the .cc can name it
-
  private:
+  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

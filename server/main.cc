@@ -10,30 +10,27 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/control/state_file.h"
 #include "api/emulator.h"
+#include "api/headless/state_file.h"
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
+#include "server/cli.h"
 #include "server/commands.h"
 #include "server/http_server.h"
 #include "server/log.h"
 
 namespace schedemu {
 namespace {
-
-constexpr int kUsageError = 2;
 
 const char kUsage[] =
     "usage: schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime]\n"
@@ -64,24 +61,18 @@ std::optional<Args> ParseArgs(int argc, char** argv, int first,
       args.positional.push_back(a);
       continue;
     }
-    std::string name = a.substr(2), value;
-    size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      *error = absl::StrCat("flag --", name, " needs a value");
+    Flag flag = TakeFlag(argc, argv, &i);
+    if (!flag.value) {
+      *error = absl::StrCat("flag --", flag.name, " needs a value");
       return std::nullopt;
     }
     bool ok = false;
-    for (const auto& k : known) ok = ok || k == name;
+    for (const auto& k : known) ok = ok || k == flag.name;
     if (!ok) {
-      *error = absl::StrCat("unknown flag --", name);
+      *error = absl::StrCat("unknown flag --", flag.name);
       return std::nullopt;
     }
-    args.flags[name] = value;
+    args.flags[flag.name] = *flag.value;
   }
   return args;
 }
@@ -90,15 +81,6 @@ std::optional<Args> ParseArgs(int argc, char** argv, int first,
 int UsageError(const std::string& message) {
   std::cerr << "schedemu: " << message << " (see 'schedemu --help')\n";
   return kUsageError;
-}
-
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
 }
 
 int Serve(int argc, char** argv) {
@@ -146,23 +128,9 @@ int Serve(int argc, char** argv) {
     return UsageError("--log-level: expected error, warn, info or debug");
   }
 
-  std::string scenario_file = flag("scenario", "");
-  std::string text;
-  std::string display_name = "<embedded default scenario>";
-  if (scenario_file.empty()) {
-    text = std::string(api::DefaultScenarioText());
-  } else {
-    display_name = scenario_file;
-    if (!ReadFile(scenario_file, &text)) {
-      std::cerr << "schedemu: " << scenario_file << ": cannot read file\n";
-      return kUsageError;
-    }
-  }
-  absl::StatusOr<api::Scenario> scenario = api::ParseScenario(text, display_name);
-  if (!scenario.ok()) {
-    std::cerr << "schedemu: " << scenario.status().message() << "\n";
-    return kUsageError;
-  }
+  std::string display_name;
+  std::optional<api::Scenario> scenario = LoadScenario(flag("scenario", ""), &display_name);
+  if (!scenario) return kUsageError;
 
   // Clock: flag, else the scenario's, else realtime at speed 1.
   options.clock_mode = scenario->clock_mode.value_or(Clock::Mode::kRealtime);

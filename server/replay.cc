@@ -21,11 +21,11 @@
 #include "absl/strings/str_join.h"
 #include "api/scenario/scenario.h"
 #include "scheduler/instance_type.h"
+#include "server/cli.h"
 
 namespace schedemu {
 namespace {
 
-constexpr int kUsageError = 2;
 constexpr double kSlowdownTau = 10.0;  // bounded slowdown threshold, seconds
 
 const char kReplayUsage[] =
@@ -457,17 +457,13 @@ int ReplayMain(int argc, char** argv) {
       return 0;
     }
     if (a.rfind("--", 0) == 0) {
-      std::string name = a.substr(2), value;
-      size_t eq = name.find('=');
-      if (eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-      } else if (i + 1 < argc) {
-        value = argv[++i];
-      } else {
+      Flag flag = TakeFlag(argc, argv, &i);
+      const std::string& name = flag.name;
+      if (!flag.value) {
         std::cerr << "schedemu: replay: flag --" << name << " needs a value\n" << kReplayUsage;
         return kUsageError;
       }
+      const std::string& value = *flag.value;
       if (name == "scenario") {
         scenario_file = value;
       } else if (name == "format") {
@@ -500,25 +496,9 @@ int ReplayMain(int argc, char** argv) {
   }
 
   // Scenario.
-  std::string text, scenario_name = "<embedded default scenario>";
-  if (scenario_file.empty()) {
-    text = std::string(api::DefaultScenarioText());
-  } else {
-    scenario_name = scenario_file;
-    std::ifstream in(scenario_file, std::ios::binary);
-    if (!in) {
-      std::cerr << "schedemu: " << scenario_file << ": cannot read file\n";
-      return kUsageError;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  absl::StatusOr<api::Scenario> scenario = api::ParseScenario(text, scenario_name);
-  if (!scenario.ok()) {
-    std::cerr << "schedemu: " << scenario.status().message() << "\n";
-    return kUsageError;
-  }
+  std::string scenario_name;
+  std::optional<api::Scenario> scenario = LoadScenario(scenario_file, &scenario_name);
+  if (!scenario) return kUsageError;
 
   // Trace.
   const int64_t baseline_rss = CurrentRssKib();

@@ -12,6 +12,7 @@
 #include "api/cloudru/errors.h"
 #include "api/emulator.h"
 #include "api/http.h"
+#include "api/time_format.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api::cloudru {
@@ -35,10 +36,7 @@ std::variant<Caller, HttpResponse> Authenticate(Emulator& emu, const HttpRequest
 // Same check against a locked world (for tests and handlers that already hold it).
 std::variant<Caller, HttpResponse> AuthenticateIn(const World& world, const HttpRequest& request);
 
-// ---- time ----
-std::string Rfc3339(TimeMs t);  // "2026-01-01T00:00:05Z"
-// "2026-03-31T00:00:00Z", "2026-03-31T00:00:00.123+03:00", "2026-03-31" (midnight UTC).
-std::optional<TimeMs> ParseRfc3339(std::string_view text);
+// ---- time (timestamps: api/time_format.h, whole seconds on this wire) ----
 inline int64_t UnixSeconds(TimeMs t) { return t <= 0 ? 0 : ToSeconds(t); }
 
 // ---- statuses ----

@@ -71,7 +71,7 @@ std::pair<const char*, const char*> PodStatusReason(JobState s) {
   return {"Pending", "Pending"};
 }
 
-Json TimeOrNull(TimeMs t) { return t > 0 ? Json(Rfc3339(t)) : Json(nullptr); }
+Json TimeOrNull(TimeMs t) { return t > 0 ? Json(FormatRfc3339Seconds(t)) : Json(nullptr); }
 
 }  // namespace
 
@@ -92,7 +92,7 @@ Json ListJobsItem(const World& world, const Job& job, std::string_view namespace
   std::optional<std::string> desc = JobDescription(job);
   o["job_desc"] = desc ? Json(*desc) : Json(nullptr);
   o["job_author"] = job.request.author.empty() ? "N/A" : job.request.author;
-  o["created_dt"] = Rfc3339(job.created_at);
+  o["created_dt"] = FormatRfc3339Seconds(job.created_at);
   o["updated_dt"] = TimeOrNull(job.updated_at);
   o["completed_dt"] = TimeOrNull(job.completed_at);
   o["cost"] = JobCost(world, job);
@@ -240,7 +240,7 @@ Json QueueJobItem(const World& world, const Job& job, std::string_view namespace
   std::vector<std::string> allocs;
   for (int a : JobAllocations(world, job)) allocs.push_back(world.allocations()[a].config.name);
   o["allocation_label"] = allocs.empty() ? Json(nullptr) : Json(absl::StrJoin(allocs, ","));
-  o["created_at"] = Rfc3339(job.created_at);
+  o["created_at"] = FormatRfc3339Seconds(job.created_at);
   std::optional<std::string> desc = JobDescription(job);
   o["description"] = desc ? Json(*desc) : Json(nullptr);
   o["gpu_count"] = job.TotalGpus();

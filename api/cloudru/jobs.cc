@@ -256,6 +256,53 @@ HttpResponse JobNotFoundStatusBody(std::string_view job_name) {
   return JsonAnswer(200, out);
 }
 
+// A job just submitted or restarted, as its answer names it.
+struct NewJob {
+  std::string name;
+  int64_t created_at = 0;
+};
+
+// The new job `id` names (or the error that made none); `vanished` is the internal error when the
+// id finds no job.
+absl::StatusOr<NewJob> NewJobOf(const World& w, const absl::StatusOr<JobId>& id,
+                                const char* vanished) {
+  if (!id.ok()) return id.status();
+  const Job* job = w.FindJob(*id);
+  if (job == nullptr) return absl::InternalError(vanished);
+  return NewJob{job->name, UnixSeconds(job->created_at)};
+}
+
+// The 200 answer to a submit or a restart.
+HttpResponse PendingAnswer(const NewJob& job) {
+  Json out = Json::object();
+  out["job_name"] = job.name;
+  out["status"] = "Pending";
+  out["created_at"] = job.created_at;
+  return JsonAnswer(200, out);
+}
+
+// The answer about one of the caller's own jobs: `view` writes it; `not_found(job_name)` answers
+// when there is no such job (by default 404 "resource not found").
+template <typename View, typename NotFound>
+HttpResponse OwnJobAnswer(Emulator& emu, const Caller& caller, std::string_view job_name, View view,
+                          NotFound not_found) {
+  std::string name(job_name);
+  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
+    const Job* job = FindOwnJob(w, caller, name);
+    if (job == nullptr) return std::nullopt;
+    return view(w, *job);
+  });
+  if (!out) return not_found(name);
+  return JsonAnswer(200, *out);
+}
+
+template <typename View>
+HttpResponse OwnJobAnswer(Emulator& emu, const Caller& caller, std::string_view job_name,
+                          View view) {
+  return OwnJobAnswer(emu, caller, job_name, view,
+                      [](std::string_view) { return ErrorJobResourceNotFound(); });
+}
+
 }  // namespace
 
 HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {
@@ -278,25 +325,13 @@ HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& cal
   }
   req.spec = Dump(in->params);
 
-  struct Submitted {
-    std::string name;
-    int64_t created_at = 0;
-  };
   std::string instance_type = req.instance_type;
   std::string region = req.region;
-  absl::StatusOr<Submitted> submitted = emu.WithWorld([&](World& w) -> absl::StatusOr<Submitted> {
-    absl::StatusOr<JobId> id = w.SubmitCloudRuJob(std::move(req));
-    if (!id.ok()) return id.status();
-    const Job* job = w.FindJob(*id);
-    if (job == nullptr) return absl::InternalError("submitted job vanished");
-    return Submitted{job->name, UnixSeconds(job->created_at)};
+  absl::StatusOr<NewJob> submitted = emu.WithWorld([&](World& w) -> absl::StatusOr<NewJob> {
+    return NewJobOf(w, w.SubmitCloudRuJob(std::move(req)), "submitted job vanished");
   });
   if (!submitted.ok()) return ErrorFromSubmit(submitted.status(), instance_type, region);
-  Json out = Json::object();
-  out["job_name"] = submitted->name;
-  out["status"] = "Pending";
-  out["created_at"] = submitted->created_at;
-  return JsonAnswer(200, out);
+  return PendingAnswer(*submitted);
 }
 
 HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
@@ -313,7 +348,7 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
   for (const char* key : {"start_date", "end_date"}) {
     std::optional<std::string> s = q.Str(key);
     if (!s) continue;
-    std::optional<TimeMs> t = ParseRfc3339(*s);
+    std::optional<TimeMs> t = ParseRfc3339Lenient(*s);
     if (!t) {
       issues.Add(Json::array({"query", key}),
                  absl::StrCat("Value error, Invalid isoformat string: '", *s, "'"), "value_error",
@@ -371,24 +406,22 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
 }
 
 HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("job_name"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return std::nullopt;
-    Json o = Json::object();
-    o["uid"] = job->uid;
-    o["job_name"] = job->name;
-    o["status"] = StatusLower(job->state);
-    o["created_at"] = UnixSeconds(job->created_at);
-    o["pending_at"] = UnixSeconds(job->pending_at);
-    o["running_at"] = UnixSeconds(job->running_at);
-    o["completed_at"] = UnixSeconds(job->completed_at);
-    o["error_code"] = 0;
-    o["error_message"] = "";
-    return o;
-  });
-  if (!out) return JobNotFoundStatusBody(name);
-  return JsonAnswer(200, *out);
+  return OwnJobAnswer(
+      emu, caller, request.Param("job_name"),
+      [&](World&, const Job& job) -> Json {
+        Json o = Json::object();
+        o["uid"] = job.uid;
+        o["job_name"] = job.name;
+        o["status"] = StatusLower(job.state);
+        o["created_at"] = UnixSeconds(job.created_at);
+        o["pending_at"] = UnixSeconds(job.pending_at);
+        o["running_at"] = UnixSeconds(job.running_at);
+        o["completed_at"] = UnixSeconds(job.completed_at);
+        o["error_code"] = 0;
+        o["error_message"] = "";
+        return o;
+      },
+      &JobNotFoundStatusBody);
 }
 
 HttpResponse DeleteJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {
@@ -431,85 +464,51 @@ HttpResponse RestartJob(Emulator& emu, const HttpRequest& request, const Caller&
   r.ForbidExtra({"job_name"});
   if (!issues.empty()) return issues.Response();
 
-  struct Restarted {
-    std::string name;
-    int64_t created_at = 0;
-  };
   std::string instance_type, region;
-  absl::StatusOr<Restarted> restarted = emu.WithWorld([&](World& w) -> absl::StatusOr<Restarted> {
+  absl::StatusOr<NewJob> restarted = emu.WithWorld([&](World& w) -> absl::StatusOr<NewJob> {
     const Job* parent = FindOwnJob(w, caller, *job_name);
     if (parent == nullptr) {
       return model_errors::CloudRuJobNotFound(*job_name);
     }
     instance_type = parent->request.instance_type;
     region = parent->request.region;
-    absl::StatusOr<JobId> id = w.RestartCloudRuJob(caller.workspace_id, *job_name);
-    if (!id.ok()) return id.status();
-    const Job* job = w.FindJob(*id);
-    if (job == nullptr) return absl::InternalError("restarted job vanished");
-    return Restarted{job->name, UnixSeconds(job->created_at)};
+    return NewJobOf(w, w.RestartCloudRuJob(caller.workspace_id, *job_name),
+                    "restarted job vanished");
   });
   if (!restarted.ok()) {
     if (GetReason(restarted.status()) == Reason::kJobNotFound) return ErrorRestartJobNotFound();
     return ErrorFromSubmit(restarted.status(), instance_type, region);
   }
-  Json out = Json::object();
-  out["job_name"] = restarted->name;
-  out["status"] = "Pending";
-  out["created_at"] = restarted->created_at;
-  return JsonAnswer(200, out);
+  return PendingAnswer(*restarted);
 }
 
 HttpResponse GetJobNodes(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("job_name"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return std::nullopt;
-    Json o = Json::object();
-    o["node_names"] = JobNodeNames(w, *job);
-    return o;
-  });
-  if (!out) return ErrorJobResourceNotFound();
-  return JsonAnswer(200, *out);
+  return OwnJobAnswer(emu, caller, request.Param("job_name"),
+                      [&](World& w, const Job& job) -> Json {
+                        return Json::object({{"node_names", JobNodeNames(w, job)}});
+                      });
 }
 
 HttpResponse GetJobParams(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("name"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return std::nullopt;
-    return JobParams(w, *job);
-  });
-  if (!out) return ErrorJobResourceNotFound();
-  return JsonAnswer(200, *out);
+  return OwnJobAnswer(emu, caller, request.Param("name"),
+                      [&](World& w, const Job& job) -> Json { return JobParams(w, job); });
 }
 
 HttpResponse GetJobPreemptors(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("name"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return std::nullopt;
+  return OwnJobAnswer(emu, caller, request.Param("name"), [&](World& w, const Job& job) -> Json {
     Json list = Json::array();
-    for (const Preemption& p : job->preemptions) list.push_back(PreemptorRecord(w, caller, p));
+    for (const Preemption& p : job.preemptions) list.push_back(PreemptorRecord(w, caller, p));
     Json o = Json::object();
     o["preemptors"] = std::move(list);
     return o;
   });
-  if (!out) return ErrorJobResourceNotFound();
-  return JsonAnswer(200, *out);
 }
 
 HttpResponse GetElasticJobPods(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("job_name"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return std::nullopt;
-    Json o = Json::object();
-    o["pods"] = ElasticPods(w, *job);
-    return o;
-  });
-  if (!out) return ErrorJobResourceNotFound();
-  return JsonAnswer(200, *out);
+  return OwnJobAnswer(emu, caller, request.Param("job_name"),
+                      [&](World& w, const Job& job) -> Json {
+                        return Json::object({{"pods", ElasticPods(w, job)}});
+                      });
 }
 
 }  // namespace schedemu::api::cloudru

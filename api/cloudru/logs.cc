@@ -17,7 +17,7 @@ namespace schedemu::api::cloudru {
 namespace {
 
 void AppendLine(std::string* out, const std::pair<TimeMs, std::string>& line, bool verbose) {
-  if (verbose) absl::StrAppend(out, Rfc3339(line.first), " ");
+  if (verbose) absl::StrAppend(out, FormatRfc3339Seconds(line.first), " ");
   absl::StrAppend(out, line.second, "\n");
 }
 

@@ -251,7 +251,7 @@ Json Metric(double current, double available, double all, const std::string& ts)
 
 // {"cpu","gpu","ram","nodes_status"} of an allocation; "current" is what is in use.
 Json ResourcesJson(const World& w, const Allocation& a) {
-  std::string ts = Rfc3339(w.now());
+  std::string ts = FormatRfc3339Seconds(w.now());
   double cpu_all = 0, cpu_used = 0, ram_all = 0, ram_used = 0;
   int nodes_up = 0;
   for (NodeIndex n : a.nodes) {
@@ -288,6 +288,37 @@ std::optional<HttpResponse> CheckUuidParams(const HttpRequest& request,
   for (std::string_view n : names) CheckUuidPath(request, n, &issues);
   if (!issues.empty()) return issues.Response();
   return std::nullopt;
+}
+
+// The answer about one allocation or queue the caller sees, named by the UUID path parameter
+// `param`: `find` gives its index (-1 when the caller does not see it), `view` writes it, and
+// `not_found` answers with the normalised id otherwise.
+template <typename View>
+HttpResponse OneVisible(Emulator& emu, const HttpRequest& request, const Caller& caller,
+                        const char* param,
+                        int (*find)(const World&, const Caller&, std::string_view),
+                        HttpResponse (*not_found)(std::string_view), View view) {
+  if (auto bad = CheckUuidParams(request, {param})) return *bad;
+  std::string id(request.Param(param));
+  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
+    int i = find(w, caller, id);
+    if (i < 0) return std::nullopt;
+    return view(w, i);
+  });
+  if (!out) return not_found(NormalizeUuid(id));
+  return JsonAnswer(200, *out);
+}
+
+template <typename View>
+HttpResponse OneAllocation(Emulator& emu, const HttpRequest& request, const Caller& caller,
+                           View view) {
+  return OneVisible(emu, request, caller, "allocation_id", &VisibleAllocation,
+                    &ErrorAllocationNotFound, view);
+}
+
+template <typename View>
+HttpResponse OneQueue(Emulator& emu, const HttpRequest& request, const Caller& caller, View view) {
+  return OneVisible(emu, request, caller, "queue_id", &VisibleQueue, &ErrorQueueNotFound, view);
 }
 
 }  // namespace
@@ -390,11 +421,7 @@ HttpResponse ListAllocations(Emulator& emu, const HttpRequest&, const Caller& ca
 }
 
 HttpResponse GetAllocation(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"allocation_id"})) return *bad;
-  std::string alloc_id(request.Param("allocation_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int a = VisibleAllocation(w, caller, alloc_id);
-    if (a < 0) return std::nullopt;
+  return OneAllocation(emu, request, caller, [&](World& w, int a) -> Json {
     const Allocation& alloc = w.allocations()[a];
     const Workspace* ws = FindWorkspace(w, caller.workspace_id);
     Json e = Json::object();
@@ -416,29 +443,17 @@ HttpResponse GetAllocation(Emulator& emu, const HttpRequest& request, const Call
     e["workspace_access"] = WorkspaceAccess(caller);
     return e;
   });
-  if (!out) return ErrorAllocationNotFound(NormalizeUuid(alloc_id));
-  return JsonAnswer(200, *out);
 }
 
 HttpResponse GetAllocationResourcesStatus(Emulator& emu, const HttpRequest& request,
                                           const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"allocation_id"})) return *bad;
-  std::string alloc_id(request.Param("allocation_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int a = VisibleAllocation(w, caller, alloc_id);
-    if (a < 0) return std::nullopt;
+  return OneAllocation(emu, request, caller, [&](World& w, int a) -> Json {
     return ResourcesJson(w, w.allocations()[a]);
   });
-  if (!out) return ErrorAllocationNotFound(NormalizeUuid(alloc_id));
-  return JsonAnswer(200, *out);
 }
 
 HttpResponse GetAllocationNodes(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"allocation_id"})) return *bad;
-  std::string alloc_id(request.Param("allocation_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int a = VisibleAllocation(w, caller, alloc_id);
-    if (a < 0) return std::nullopt;
+  return OneAllocation(emu, request, caller, [&](World& w, int a) -> Json {
     const Allocation& alloc = w.allocations()[a];
     int def = DefaultQueueOf(w, alloc);
     Json types = Json::array();
@@ -491,21 +506,12 @@ HttpResponse GetAllocationNodes(Emulator& emu, const HttpRequest& request, const
     o["nodes"] = std::move(nodes);
     return o;
   });
-  if (!out) return ErrorAllocationNotFound(NormalizeUuid(alloc_id));
-  return JsonAnswer(200, *out);
 }
 
 HttpResponse GetAllocationInstanceTypes(Emulator& emu, const HttpRequest& request,
                                         const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"allocation_id"})) return *bad;
-  std::string alloc_id(request.Param("allocation_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int a = VisibleAllocation(w, caller, alloc_id);
-    if (a < 0) return std::nullopt;
-    return InstanceTypeList(w, {a}, false);
-  });
-  if (!out) return ErrorAllocationNotFound(NormalizeUuid(alloc_id));
-  return JsonAnswer(200, *out);
+  return OneAllocation(emu, request, caller,
+                       [&](World& w, int a) -> Json { return InstanceTypeList(w, {a}, false); });
 }
 
 HttpResponse GetAvailableInstanceTypes(Emulator& emu, const HttpRequest& request,
@@ -596,60 +602,34 @@ HttpResponse ListQueues(Emulator& emu, const HttpRequest& request, const Caller&
 }
 
 HttpResponse GetQueue(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"queue_id"})) return *bad;
-  std::string queue_id(request.Param("queue_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::
-                                                            optional<Json> {
-                                                              int qi =
-                                                                  VisibleQueue(w, caller, queue_id);
-                                                              if (qi < 0) return std::nullopt;
-                                                              const Queue& queue = w.queues()[qi];
-                                                              Json o = QueueJson(
-                                                                  w, qi,
-                                                                  QueueAllocationId(w, qi, caller),
-                                                                  false, false);
-                                                              bool shared = IsSharedQueue(w, qi);
-                                                              std::vector<std::string> allowed =
-                                                                  queue.config.priorities;
-                                                              if (allowed.empty()) {
-                                                                allowed = shared ? std::vector<std::string>{"shared-low", "shared-medium"}
+  return OneQueue(emu, request, caller, [&](World& w, int qi) -> Json {
+    const Queue& queue = w.queues()[qi];
+    Json o = QueueJson(w, qi, QueueAllocationId(w, qi, caller), false, false);
+    bool shared = IsSharedQueue(w, qi);
+    std::vector<std::string> allowed = queue.config.priorities;
+    if (allowed.empty()) {
+      allowed = shared ? std::vector<std::string>{"shared-low", "shared-medium"}
                        : std::vector<std::string>{"low", "medium", "high"};
-                                                              }
-                                                              std::string def =
-                                                                  queue.config.default_priority;
-                                                              if (def.empty() ||
-                                                                  std::find(allowed.begin(),
-                                                                            allowed.end(),
-                                                                            def) == allowed.end()) {
-                                                                def = allowed.front();
-                                                              }
-                                                              Json metadata = Json::object();
-                                                              metadata["default_priority"] =
-                                                                  Json{{"job", def},
-                                                                       {"notebook",
-                                                                        shared ? Json(nullptr)
-                                                                               : Json(def)}};
-                                                              metadata["job_priority_allowed"] =
-                                                                  allowed;
-                                                              o["metadata"] = std::move(metadata);
-                                                              o["nodes"] = QueueNodeNames(w, qi);
-                                                              return o;
-                                                            });
-  if (!out) return ErrorQueueNotFound(NormalizeUuid(queue_id));
-  return JsonAnswer(200, *out);
+    }
+    std::string def = queue.config.default_priority;
+    if (def.empty() || std::find(allowed.begin(), allowed.end(), def) == allowed.end()) {
+      def = allowed.front();
+    }
+    Json metadata = Json::object();
+    metadata["default_priority"] =
+        Json{{"job", def}, {"notebook", shared ? Json(nullptr) : Json(def)}};
+    metadata["job_priority_allowed"] = allowed;
+    o["metadata"] = std::move(metadata);
+    o["nodes"] = QueueNodeNames(w, qi);
+    return o;
+  });
 }
 
 HttpResponse GetQueueInstanceTypes(Emulator& emu, const HttpRequest& request,
                                    const Caller& caller) {
-  if (auto bad = CheckUuidParams(request, {"queue_id"})) return *bad;
-  std::string queue_id(request.Param("queue_id"));
-  std::optional<Json> out = emu.WithWorld([&](World& w) -> std::optional<Json> {
-    int qi = VisibleQueue(w, caller, queue_id);
-    if (qi < 0) return std::nullopt;
+  return OneQueue(emu, request, caller, [&](World& w, int qi) -> Json {
     return InstanceTypeList(w, QueueAllocations(w, qi), false);
   });
-  if (!out) return ErrorQueueNotFound(NormalizeUuid(queue_id));
-  return JsonAnswer(200, *out);
 }
 
 HttpResponse GetQueueJobs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
@@ -688,7 +668,7 @@ HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
   for (const char* key : {"created_at_from", "created_at_to"}) {
     std::optional<std::string> s = q.Str(key);
     if (!s) continue;
-    std::optional<TimeMs> t = ParseRfc3339(*s);
+    std::optional<TimeMs> t = ParseRfc3339Lenient(*s);
     if (!t) {
       issues.Add(Json::array({"query", key}),
                  "Input should be a valid datetime or date, invalid character in year",
@@ -770,7 +750,7 @@ HttpResponse GetQueueAwaitingLaunch(Emulator& emu, const HttpRequest& request,
       e["n_workers"] = job.request.workers;
       e["gpu_count"] = job.TotalGpus();
       e["unschedulable_worker_count"] = job.request.workers;
-      e["created_at"] = Rfc3339(job.created_at);
+      e["created_at"] = FormatRfc3339Seconds(job.created_at);
       list.push_back(std::move(e));
     }
     Json o = Json::object();

@@ -2,7 +2,7 @@
 // x-request-id; every route but service_auth authenticates first (401 before any 422); unknown
 // paths answer FastAPI's 404 {"detail":"Not Found"}, wrong methods 405
 // {"detail":"Method Not Allowed"}.
-#include "api/cloudru/routes.h"
+#include "api/room_routes.h"
 
 #include <exception>
 #include <utility>

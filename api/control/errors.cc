@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/control/control_plane.h"
+#include "api/control_plane.h"
 
 namespace schedemu::api::control {
 

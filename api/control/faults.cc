@@ -3,13 +3,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "api/cloudru/errors.h"
-#include "api/control/control_plane.h"
+#include "api/control/journal.h"
+#include "api/control_plane.h"
 #include "api/slurm/errors.h"
 #include "api/vertex/errors.h"
 
 namespace schedemu::api {
-
-void JournalCountedGet(Emulator& emu, const HttpRequest& req);  // state_file.cc
 
 using nlohmann::json;
 

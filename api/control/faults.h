@@ -1,5 +1,5 @@
 // Fault injection into the dialect route groups: wraps each group's `before` hook so that a
-// matching fault rule (api/control/control_plane.h) answers first with an error in that dialect's
+// matching fault rule (api/control_plane.h) answers first with an error in that dialect's
 // shape, delays the real answer, or drops the connection. Every firing is an event
 // ("fault_fired") in the world's timeline.
 #ifndef SCHEDEMU_API_CONTROL_FAULTS_H_

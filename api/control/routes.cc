@@ -1,6 +1,6 @@
 // Control plane /emulator/v1 (JSON) and /metrics (Prometheus text). Every handler is a free
 // function named after its operation; bad input answers 400 {"error": {"field", "message"}}.
-#include "api/control/routes.h"
+#include "api/room_routes.h"
 
 #include <memory>
 #include <variant>
@@ -8,12 +8,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/control/control_plane.h"
 #include "api/control/errors.h"
 #include "api/control/metrics.h"
 #include "api/control/views.h"
-#include "api/scenario/json_reader.h"
+#include "api/control_plane.h"
+#include "api/json_reader.h"
 #include "api/scenario/scenario.h"
+#include "api/time_format.h"
 #include "scheduler/model_error.h"
 
 namespace schedemu::api {
@@ -191,7 +192,7 @@ HttpResponse PostClockSet(Emulator& emu, const HttpRequest& req) {
     if (*t < w.now()) {
       return ControlError(
           400, "time",
-          absl::StrCat("must not be before the current virtual time ", FormatRfc3339(w.now()),
+          absl::StrCat("must not be before the current virtual time ", FormatRfc3339Millis(w.now()),
                        " (the clock never goes back; "
                        "use POST /emulator/v1/reset)"));
     }
@@ -590,7 +591,7 @@ HttpResponse PostSnapshot(Emulator& emu, const HttpRequest& req) {
     emu.control().SaveSnapshot(name, w);
     return w.now();
   });
-  return Ok(OJson{{"name", name}, {"time", FormatRfc3339(at)}}, 201);
+  return Ok(OJson{{"name", name}, {"time", FormatRfc3339Millis(at)}}, 201);
 }
 
 HttpResponse RestoreSnapshot(Emulator& emu, const HttpRequest& req) {
@@ -611,7 +612,7 @@ HttpResponse RestoreSnapshot(Emulator& emu, const HttpRequest& req) {
 HttpResponse ListSnapshots(Emulator& emu, const HttpRequest&) {
   OJson list = OJson::array();
   for (const auto& [name, t] : emu.control().Snapshots()) {
-    list.push_back(OJson{{"name", name}, {"time", FormatRfc3339(t)}});
+    list.push_back(OJson{{"name", name}, {"time", FormatRfc3339Millis(t)}});
   }
   return Ok(OJson{{"snapshots", list}});
 }

@@ -7,15 +7,18 @@
 #include "absl/strings/str_format.h"
 #include "api/cloudru/common.h"
 #include "api/control/metrics.h"
-#include "api/scenario/json_reader.h"
+#include "api/json_reader.h"
 #include "api/scenario/scenario.h"
 #include "api/slurm/views.h"
+#include "api/time_format.h"
 
 namespace schedemu::api::control {
 
 namespace {
 
-OJson TimeOrNull(TimeMs t) { return t > 0 && t != kNever ? OJson(FormatRfc3339(t)) : OJson(); }
+OJson TimeOrNull(TimeMs t) {
+  return t > 0 && t != kNever ? OJson(FormatRfc3339Millis(t)) : OJson();
+}
 
 std::string QueueLabel(const World& w, const Job& job) {
   if (job.request.dialect == Dialect::kSlurm) {
@@ -82,13 +85,13 @@ int OtherTenantGpus(const World& w, const Allocation& a) {
 OJson ClockJson(World& w) {
   TimeMs next = w.NextEventTime();
   return OJson{
-      {"now", FormatRfc3339(w.now())},
+      {"now", FormatRfc3339Millis(w.now())},
       {"now_unix", static_cast<double>(w.now()) / 1000.0},
-      {"start", FormatRfc3339(w.config().start_time)},
+      {"start", FormatRfc3339Millis(w.config().start_time)},
       {"elapsed_seconds", static_cast<double>(w.now() - w.config().start_time) / 1000.0},
       {"mode", w.clock().mode() == Clock::Mode::kManual ? "manual" : "realtime"},
       {"speed", w.clock().speed()},
-      {"next_event", next == kNever ? OJson() : OJson(FormatRfc3339(next))},
+      {"next_event", next == kNever ? OJson() : OJson(FormatRfc3339Millis(next))},
       {"active_jobs", w.ActiveJobs()},
   };
 }
@@ -151,7 +154,7 @@ OJson JobJson(const World& w, const Job& job, const std::map<JobId, int>* positi
     pre.push_back(OJson{{"by", p.by == kNoJob ? OJson() : OJson(p.by)},
                         {"by_name", p.by_name},
                         {"by_priority", p.by_priority},
-                        {"at", FormatRfc3339(p.at)}});
+                        {"at", FormatRfc3339Millis(p.at)}});
   }
   j["preemptions"] = pre;
   return j;
@@ -330,7 +333,7 @@ OJson EventJson(const Event& e) {
   OJson details = OJson::object();
   for (const auto& [k, v] : e.details) details[k] = v;
   return OJson{{"seq", e.seq},
-               {"time", FormatRfc3339(e.time)},
+               {"time", FormatRfc3339Millis(e.time)},
                {"time_unix", static_cast<double>(e.time) / 1000.0},
                {"kind", std::string(EventKindName(e.kind))},
                {"job", e.job == kNoJob ? OJson() : OJson(e.job)},

@@ -2,7 +2,7 @@
 # example scenarios (examples/*.json) into the binary as byte arrays: generates
 # ${CMAKE_CURRENT_BINARY_DIR}/dashboard_assets.cc at configure time. Every embedded file is a
 # configure dependency, so editing one (or adding one: CONFIGURE_DEPENDS globs) regenerates it.
-# Output: SCHEDEMU_DASHBOARD_ASSETS_CC (the generated source to add to schedemu_api).
+# Output: SCHEDEMU_DASHBOARD_ASSETS_CC (the generated source to add to schedemu_dashboard).
 file(GLOB_RECURSE SCHEDEMU_DASHBOARD_FILES CONFIGURE_DEPENDS
   LIST_DIRECTORIES false RELATIVE ${CMAKE_SOURCE_DIR}/dashboard ${CMAKE_SOURCE_DIR}/dashboard/*)
 file(GLOB SCHEDEMU_EXAMPLE_FILES CONFIGURE_DEPENDS

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/dashboard/assets.h"
+#include "api/room_routes.h"
 
 namespace schedemu::api {
 namespace dashboard {

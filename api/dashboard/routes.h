@@ -1,4 +1,5 @@
-// The live dashboard (issue 8): static files compiled into the binary, served at `/`.
+// The live dashboard (issue 8): static files compiled into the binary, served at `/` by
+// DashboardRouteGroups (api/room_routes.h).
 //   GET /                       -> index.html
 //   GET /index.html, /static/{file...}  (dashboard/* files; content type from the extension)
 //   GET /dashboard-api/examples          -> {"examples": [{"name", "file", "description", ...}]}
@@ -11,20 +12,12 @@
 #define SCHEDEMU_API_DASHBOARD_ROUTES_H_
 
 #include <string_view>
-#include <vector>
 
-#include "api/emulator.h"
-#include "api/http.h"
+namespace schedemu::api::dashboard {
 
-namespace schedemu::api {
-
-std::vector<RouteGroup> DashboardRouteGroups(Emulator& emulator);
-
-namespace dashboard {
 // "text/html; charset=utf-8" for "index.html", ... ; "application/octet-stream" when unknown.
 std::string_view ContentTypeFor(std::string_view path);
-}  // namespace dashboard
 
-}  // namespace schedemu::api
+}  // namespace schedemu::api::dashboard
 
 #endif  // SCHEDEMU_API_DASHBOARD_ROUTES_H_

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
-#include "api/scenario/json_reader.h"
+#include "api/json_reader.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {

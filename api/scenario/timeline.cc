@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "api/control/control_plane.h"
-#include "api/scenario/json_reader.h"
+#include "api/control_plane.h"
+#include "api/json_reader.h"
 #include "api/scenario/scenario.h"
 
 namespace schedemu::api {

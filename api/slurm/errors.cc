@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "api/slurm/absl_compat.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api::slurm {
 

@@ -1,12 +1,17 @@
 // The slurmrestd v0.0.42 handlers, shared by the Vertex callSlurmRestApi envelope and the direct
-// slurmrestd-compatible listener. One entry point: a request as slurmrestd would see it (method,
-// path with query, optional body) on behalf of an authenticated Linux user of one cluster, and
-// the answer slurmrestd would give (status, content type, body).
+// slurmrestd-compatible listener. A request as slurmrestd would see it (method, path with query,
+// optional body) on behalf of an authenticated Linux user of one cluster, and the answer
+// slurmrestd would give (status, content type, body). The operations slurmrestd serves are one
+// route table (routes.h): the direct listener hands it to the server's router, the envelope
+// routes its path through HandleSlurmRequest.
 #ifndef SCHEDEMU_API_SLURM_HANDLERS_H_
 #define SCHEDEMU_API_SLURM_HANDLERS_H_
 
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "api/emulator.h"
 
@@ -31,7 +36,14 @@ struct SlurmResponse {
   bool is_json() const { return content_type == "application/json"; }
 };
 
+struct SlurmRoute;  // routes.h
+
+// Routes `request.target` through the table, after slurmrestd's own checks of the path.
 SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request);
+// Serves a request the server's router matched to `route`, with the path parameters it captured.
+SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
+                                       const std::map<std::string, std::string>& params,
+                                       const SlurmRequest& request);
 
 }  // namespace schedemu::api::slurm
 

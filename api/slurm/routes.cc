@@ -1,5 +1,7 @@
 // The direct slurmrestd-compatible listener: /slurm/... and /slurmdb/... with slurmrestd's
-// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers.
+// X-SLURM-USER-NAME / X-SLURM-USER-TOKEN headers. Its routes are the table of slurmrestd's
+// operations below; a path or method slurmrestd does not serve gets slurmrestd's own text answer,
+// after authentication like any other request.
 //
 // Authentication: X-SLURM-USER-TOKEN must be a token of a scenario principal (its static token,
 // e.g. "demo-token", or an unexpired token minted for its e-mail by the OAuth endpoint) and
@@ -10,14 +12,41 @@
 #include "api/slurm/routes.h"
 
 #include "absl/strings/str_cat.h"
-#include "api/slurm/absl_compat.h"
+#include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/handlers.h"
-#include "api/vertex/principals.h"
+#include "api/slurm/operations.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
 
-using slurm::AV;
+namespace slurm {
+
+namespace {
+
+// The operations slurmrestd serves (its OpenAPI document's paths), first match wins.
+constexpr SlurmRoute kRoutes[] = {
+    {"POST", "/slurm/{version}/job/submit", "slurm.job.submit", &SubmitJob},
+    {"GET", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
+    {"DELETE", "/slurm/{version}/job/submit", "slurm.method_not_allowed", nullptr},
+    {"GET", "/slurm/{version}/job/{job_id}", "slurm.job.get", &GetJobs},
+    {"DELETE", "/slurm/{version}/job/{job_id}", "slurm.job.delete", &CancelJob},
+    {"GET", "/slurm/{version}/jobs", "slurm.jobs.get", &GetJobs},
+    {"GET", "/slurm/{version}/nodes", "slurm.nodes.get", &GetNodes},
+    {"GET", "/slurm/{version}/node/{node_name}", "slurm.node.get", &GetNodes},
+    {"GET", "/slurm/{version}/partitions", "slurm.partitions.get", &GetPartitions},
+    {"GET", "/slurm/{version}/partition/{partition_name}", "slurm.partition.get", &GetPartitions},
+    {"GET", "/slurm/{version}/ping", "slurm.ping.get", &Ping},
+    {"GET", "/slurm/{version}/diag", "slurm.diag.get", &Diag},
+    {"GET", "/slurmdb/{version}/job/{job_id}", "slurmdb.job.get", &GetDbJobs},
+    {"GET", "/slurmdb/{version}/jobs", "slurmdb.jobs.get", &GetDbJobs},
+};
+
+}  // namespace
+
+std::span<const SlurmRoute> SlurmRoutes() { return kRoutes; }
+
+}  // namespace slurm
 
 namespace {
 
@@ -30,7 +59,9 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
   return out;
 }
 
-HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
+// Authenticates the request and serves it: by `route` when the router matched one, else by
+// slurmrestd's own reading of the path (its 404 / 405 answers).
+HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
   std::optional<std::string_view> user = req.Header("x-slurm-user-name");
   std::optional<std::string_view> token = req.Header("x-slurm-user-token");
   std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
@@ -39,8 +70,8 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
   bool cluster_ok = true;
   if (user && token && !user->empty() && !token->empty()) {
     emu.WithWorld([&](World& w) {
-      vertex::ResolvedPrincipal p = vertex::ResolveBearerToken(w, *token);
-      authenticated = p.check == vertex::TokenCheck::kOk && p.principal->linux_user == *user;
+      ResolvedPrincipal p = ResolveBearerToken(w, *token);
+      authenticated = p.check == TokenCheck::kOk && p.principal->linux_user == *user;
       if (!authenticated || !cluster_header) return;
       cluster_ok = false;
       for (const SlurmCluster& c : w.clusters()) {
@@ -69,20 +100,24 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req) {
   sreq.user = std::string(*user);
   sreq.cluster = cluster;
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
-  return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
+  if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
+  return ToHttp(slurm::HandleRoutedSlurmRequest(emu, *route, req.params, sreq));
 }
 
 RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
   RouteGroup g;
   g.dialect = "slurm";
   g.prefix = prefix;
-  auto handler = [&emu](const HttpRequest& r) { return Direct(emu, r); };
-  for (const char* method : {"GET", "POST", "DELETE"}) {
-    g.routes.push_back({method, "{path...}", handler,
-                        absl::StrCat(prefix == "/slurm" ? "slurm." : "slurmdb.", method)});
+  const std::string under = prefix + "/";
+  for (const slurm::SlurmRoute& route : slurm::SlurmRoutes()) {
+    if (!route.pattern.starts_with(under)) continue;
+    g.routes.push_back({std::string(route.method), std::string(route.pattern),
+                        [&emu, &route](const HttpRequest& r) { return Direct(emu, r, &route); },
+                        std::string(route.name)});
   }
-  g.not_found = handler;
-  g.method_not_allowed = handler;
+  auto unserved = [&emu](const HttpRequest& r) { return Direct(emu, r, nullptr); };
+  g.not_found = unserved;
+  g.method_not_allowed = unserved;
   return g;
 }
 

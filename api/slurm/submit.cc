@@ -1,5 +1,4 @@
 #include "api/slurm/submit.h"
-#include "api/json_limits.h"
 
 #include <cmath>
 #include <set>
@@ -8,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "api/slurm/absl_compat.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api::slurm {
 
@@ -330,17 +329,15 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   }
   FieldReader r(job, out);
   JobRequest& q = out->request;
-  json& spec = out->spec;
+  SlurmJobSpec& spec = out->spec;
 
   if (auto v = r.String("name")) q.name = *v;
   if (auto v = r.String("partition")) {
     std::vector<std::string> parts = absl::StrSplit(*v, ',', absl::SkipEmpty());
     q.partition = parts.empty() ? "" : parts.front();
   }
-  for (const char* key :
-       {"current_working_directory", "standard_output", "standard_error", "standard_input",
-        "account", "comment", "qos", "tres_per_node", "tres_per_job"}) {
-    if (auto v = r.String(key)) spec[key] = *v;
+  for (const SlurmJobSpec::StringField& f : SlurmJobSpec::StringFields()) {
+    if (auto v = r.String(f.name)) spec.*f.member = *v;
   }
   if (auto v = r.String("script")) q.script = *v;
 
@@ -389,15 +386,15 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   std::optional<int64_t> min_cpn = r.Int("minimum_cpus_per_node", 0, kMaxCount);
   r.Int("maximum_nodes", 0, kMaxCount);
   r.Int("minimum_cpus", 0, kMaxCount);
-  if (auto v = r.Int("nice", -2147483645LL, 2147483645LL)) spec["nice"] = *v;
-  if (tasks) spec["tasks"] = *tasks;
-  if (tpn) spec["tasks_per_node"] = *tpn;
-  if (cpt) spec["cpus_per_task"] = *cpt;
+  if (auto v = r.Int("nice", -2147483645LL, 2147483645LL)) spec.nice = *v;
+  if (tasks) spec.tasks = *tasks;
+  if (tpn) spec.tasks_per_node = *tpn;
+  if (cpt) spec.cpus_per_task = *cpt;
   if (auto v = r.NoValNumber("memory_per_node", kMaxMemoryMb); v && *v != FieldReader::kInfinite) {
-    spec["memory_per_node"] = *v;
+    spec.memory_per_node = *v;
   }
   if (auto v = r.NoValNumber("memory_per_cpu", kMaxMemoryMb); v && *v != FieldReader::kInfinite) {
-    spec["memory_per_cpu"] = *v;
+    spec.memory_per_cpu = *v;
   }
   const int64_t nodes = std::max<int64_t>(1, out->min_nodes);
   int64_t per_node_tasks =
@@ -422,21 +419,12 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   if (auto v = r.List("excluded_nodes")) q.excluded_nodes = *v;
   r.List("argv");
 
-  // GPUs.
-  if (spec.contains("tres_per_node")) {
-    std::string type;
-    if (!ParseGres(spec["tres_per_node"].get<std::string>(), &out->gres.per_node, &type)) {
-      out->gres_error = kEslurmInvalidGres;
-    }
-    out->gres.type = type;
-  }
-  if (spec.contains("tres_per_job")) {
-    std::string type;
-    if (!ParseGres(spec["tres_per_job"].get<std::string>(), &out->gres.per_job, &type)) {
-      out->gres_error = kEslurmInvalidGres;
-    }
-    if (out->gres.type.empty()) out->gres.type = type;
-  }
+  // GPUs (an absent or empty tres string asks for none).
+  std::string node_type, job_type;
+  const bool node_ok = ParseGres(spec.tres_per_node, &out->gres.per_node, &node_type);
+  const bool job_ok = ParseGres(spec.tres_per_job, &out->gres.per_job, &job_type);
+  if (!node_ok || !job_ok) out->gres_error = kEslurmInvalidGres;
+  out->gres.type = node_type.empty() ? job_type : node_type;
   out->gres.any = out->gres.per_node > 0 || out->gres.per_job > 0;
   q.workers = static_cast<int>(nodes);
 }
@@ -518,8 +506,7 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
     out.error = ErrorBatchScriptEmpty();
     return out;
   }
-  if (!out.spec.contains("current_working_directory") ||
-      out.spec["current_working_directory"].get<std::string>().empty()) {
+  if (out.spec.current_working_directory.empty()) {
     out.error = ErrorBatchSubmissionFailed(kEslurmMissingWorkDir);
     return out;
   }

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_limits.h"
-
 #include "api/slurm/errors.h"
+#include "api/slurm/job_spec.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api::slurm {
@@ -31,7 +31,7 @@ struct ParsedSubmit {
   std::optional<SlurmError> error;
   std::vector<SlurmWarning> warnings;
   JobRequest request;  // dialect/name/partition/env/script/... filled; tenant/cluster by caller
-  nlohmann::json spec = nlohmann::json::object();  // echoed fields, stored as JobRequest::spec
+  SlurmJobSpec spec;   // the fields the views echo, stored as JobRequest::spec
   GresRequest gres;
   std::optional<int> gres_error;  // 2072, reported after the partition check
   int min_nodes = 1;

@@ -1,7 +1,8 @@
-// JSON views of the model in slurmrestd v0.0.42 shapes: job_info (/slurm), job (/slurmdb, one per
-// run), node, partition, the {set, infinite, number} structs, job_state arrays and exit codes.
-// Called with the emulator lock held (they read the World); they build nlohmann::json, except the
-// hot job_info view, which streams through JsonWriter.
+// The pieces every slurmrestd v0.0.42 view is built from: the response "meta", the
+// {set, infinite, number} structs, job_state arrays, exit codes, signal names, hostlists and
+// stdio path patterns. The views themselves: job_view.h (job_info), db_view.h (slurmdb records),
+// node_view.h, partition_view.h. Each shape has one definition: the tree forms (for the views
+// still built as nlohmann trees) are parsed from what the streaming writer writes.
 #ifndef SCHEDEMU_API_SLURM_VIEWS_H_
 #define SCHEDEMU_API_SLURM_VIEWS_H_
 
@@ -30,9 +31,15 @@ void WriteNoValMinutes(JsonWriter& w, TimeMs t);
 
 // Slurm base state name of a model state ("PENDING", "COMPLETED", ...).
 std::string_view SlurmBaseState(JobState s);
+// A state as slurmctld lists it: a base state, and COMPLETING while the epilog runs.
+struct SlurmState {
+  JobState base = JobState::kPending;
+  bool completing = false;
+};
+SlurmState SlurmStateOf(const Job& job);
 // ["RUNNING"], ["COMPLETED","COMPLETING"], ["PENDING","COMPLETING"] ...
-nlohmann::json JobStateArray(const Job& job);
-void WriteJobStateArray(JsonWriter& w, const Job& job);
+nlohmann::json JobStateArray(SlurmState state);
+void WriteJobStateArray(JsonWriter& w, SlurmState state);
 // v0.0.42_process_exit_code_verbose.
 nlohmann::json ExitCodeVerbose(int exit_code, int signal);
 void WriteExitCodeVerbose(JsonWriter& w, int exit_code, int signal);
@@ -60,15 +67,6 @@ struct MetaInfo {
 };
 // The response "meta" of data_parser `version` (42, 43, 44).
 void WriteMeta(JsonWriter& w, const MetaInfo& info, int version);
-
-// One job_info of GET /slurm/vX/job(s), written in `version`'s shape (42, 43, 44). The hot view:
-// streamed, not built as a tree.
-void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version);
-// One /slurmdb record per run of the job.
-std::vector<nlohmann::json> JobDbRecords(const World& world, const Job& job);
-nlohmann::json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node);
-nlohmann::json PartitionJson(const World& world, const SlurmCluster& cluster,
-                             const Partition& partition);
 
 }  // namespace schedemu::api::slurm
 

@@ -3,11 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "api/slurm/absl_compat.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api::vertex {
-
-using slurm::AV;
 
 using nlohmann::json;
 

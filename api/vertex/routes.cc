@@ -23,21 +23,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/json_limits.h"
 #include "api/json_writer.h"
 #include "api/jwt.h"
-#include "api/slurm/absl_compat.h"
+#include "api/principals.h"
 #include "api/slurm/handlers.h"
-#include "api/slurm/submit.h"
 #include "api/vertex/errors.h"
-#include "api/vertex/principals.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
 
 using nlohmann::json;
 
 namespace {
-
-using slurm::AV;
 
 constexpr std::string_view kMethodTypeUrl =
     "type.googleapis.com/google.cloud.aiplatform.v1beta1.CallSlurmRestApiRequest.HttpMethod";
@@ -54,7 +52,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   if (req.body.size() > emu.options().vertex_max_request_bytes) {
     return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
   }
-  std::optional<std::string_view> bearer = vertex::BearerToken(req.Header("authorization"));
+  std::optional<std::string_view> bearer = BearerToken(req.Header("authorization"));
   if (!bearer) return vertex::ErrorMissingCredentials();
   const std::string resource = ClusterResource(req);
   const std::string project(req.Param("project"));
@@ -63,8 +61,8 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   Access access = Access::kOk;
   std::string linux_user;
   emu.WithWorld([&](World& w) {
-    vertex::ResolvedPrincipal p = vertex::ResolveBearerToken(w, *bearer);
-    if (p.check != vertex::TokenCheck::kOk) {
+    ResolvedPrincipal p = ResolveBearerToken(w, *bearer);
+    if (p.check != TokenCheck::kOk) {
       access = Access::kBadToken;
       return;
     }
@@ -97,7 +95,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   }
 
   // The envelope itself.
-  if (slurm::JsonNestingDepth(req.body) > slurm::kMaxJsonDepth + 2) {
+  if (JsonDepth(req.body) > kMaxJsonDepth + 2) {
     return vertex::ErrorInvalidJsonPayload("Nesting too deep.");
   }
   json env = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
@@ -223,7 +221,7 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
   int64_t expires_in = 0;
   bool found = false;
   emu.WithWorld([&](World& w) {
-    const PrincipalConfig* p = vertex::FindPrincipalByEmail(w, email);
+    const PrincipalConfig* p = FindPrincipalByEmail(w, email);
     if (p == nullptr && grant == "refresh_token") {
       for (const PrincipalConfig& pc : w.config().principals) {
         if (!pc.token.empty() && pc.token == email) p = &pc;

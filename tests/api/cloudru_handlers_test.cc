@@ -1,4 +1,4 @@
-// Cloud.ru handlers in-process (no sockets): pydantic-style validation helpers, time formatting,
+// Cloud.ru handlers in-process (no sockets): pydantic-style validation helpers,
 // authentication order, submit / status / log streaming through the route table.
 #include <memory>
 #include <string>
@@ -9,9 +9,9 @@
 
 #include "api/cloudru/common.h"
 #include "api/cloudru/handlers.h"
-#include "api/cloudru/routes.h"
 #include "api/cloudru/validation.h"
 #include "api/emulator.h"
+#include "api/room_routes.h"
 #include "api/scenario/scenario.h"
 
 namespace schedemu::api::cloudru {
@@ -20,19 +20,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
-
-TEST(CloudRuTime, Rfc3339RoundTrip) {
-  EXPECT_EQ(Rfc3339(FromSeconds(1767225600)), "2026-01-01T00:00:00Z");
-  EXPECT_EQ(Rfc3339(FromSeconds(1767225600 + 86399)), "2026-01-01T23:59:59Z");
-  EXPECT_EQ(Rfc3339(FromSeconds(951782400)), "2000-02-29T00:00:00Z");
-  EXPECT_EQ(ParseRfc3339("2026-01-01T00:00:00Z"), FromSeconds(1767225600));
-  EXPECT_EQ(ParseRfc3339("2026-01-01T03:00:00+03:00"), FromSeconds(1767225600));
-  EXPECT_EQ(ParseRfc3339("2026-01-01T00:00:00.250Z"), FromSeconds(1767225600) + 250);
-  EXPECT_EQ(ParseRfc3339("2026-01-01"), FromSeconds(1767225600));
-  EXPECT_FALSE(ParseRfc3339("yesterday").has_value());
-  EXPECT_FALSE(ParseRfc3339("2026-13-01T00:00:00Z").has_value());
-  EXPECT_FALSE(ParseRfc3339("2026-01-01T00:00:00Zjunk").has_value());
-}
 
 TEST(CloudRuValidation, IntCoercionFollowsPydanticLaxMode) {
   Issues issues;

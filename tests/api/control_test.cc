@@ -7,12 +7,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "api/control/control_plane.h"
 #include "api/control/metrics.h"
-#include "api/control/state_file.h"
+#include "api/control_plane.h"
 #include "api/emulator.h"
+#include "api/headless/inproc.h"
+#include "api/headless/state_file.h"
 #include "api/routes.h"
-#include "api/scenario/inproc.h"
 #include "api/scenario/scenario.h"
 
 namespace schedemu::api {

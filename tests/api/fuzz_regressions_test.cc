@@ -29,8 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path FuzzDir() {
-  // __FILE__ is absolute under CMake: <src>/tests/api/fuzz_regressions_test.cc.
-  return fs::path(__FILE__).parent_path().parent_path() / "fuzz";
+  // From the source tree CMake names (not __FILE__: ccache's base_dir makes it relative to the
+  // build directory, which is not where the tests run).
+  return fs::path(SCHEDEMU_SOURCE_DIR) / "tests" / "fuzz";
 }
 
 std::vector<fs::path> FilesIn(const fs::path& dir) {

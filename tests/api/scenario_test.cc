@@ -1,6 +1,6 @@
 // Scenario files: the embedded default, every example, and each kind of error (JSON path + why).
 #include "api/scenario/scenario.h"
-#include "api/scenario/runner.h"
+#include "api/headless/runner.h"
 
 #include <filesystem>
 #include <fstream>

@@ -15,10 +15,10 @@ import jsonschema
 SOURCE_DIR = os.environ.get(
     "SCHEDEMU_SOURCE_DIR",
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# The copies kept in the repository (tests/contract/specs/PROVENANCE.md says where each came from).
 SPEC_DIRS = [
     os.environ.get("SCHEDEMU_SLURM_SPEC_DIR", ""),
-    os.path.join(SOURCE_DIR, "..", "shared", "specs"),
-    "/work/shared/specs",
+    os.path.join(SOURCE_DIR, "tests", "contract", "specs"),
 ]
 
 

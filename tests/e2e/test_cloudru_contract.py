@@ -23,9 +23,9 @@ import requests
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schedemu_testlib as tl  # noqa: E402
 
-SPEC_PATH = os.path.join(tl.SOURCE_DIR, "..", "shared", "specs", "cloudru-public-v2.openapi.json")
-if not os.path.exists(SPEC_PATH):
-    SPEC_PATH = "/work/shared/specs/cloudru-public-v2.openapi.json"
+# The copy kept in the repository (tests/contract/specs/PROVENANCE.md says where it came from).
+SPEC_PATH = os.path.join(tl.SOURCE_DIR, "tests", "contract", "specs",
+                         "cloudru-public-v2.openapi.json")
 REGION = "SR008"
 ALLOC1 = "aaaaaaaa-0001-4000-8000-000000000001"
 ALLOC2 = "aaaaaaaa-0002-4000-8000-000000000002"

@@ -5,25 +5,29 @@
 namespace schedemu {
 namespace {
 
+// What a key parses to; a field the key does not give is 0 (the model: empty).
 struct Case {
   const char* key;
-  const char* model;
-  int gpus, mem, cpus, ram;
+  const char* model = "";
+  int gpus = 0;
+  int mem = 0;
+  int cpus = 0;
+  int ram = 0;
 };
 
 TEST(InstanceType, ParsesEveryForm) {
   const Case cases[] = {
-      {"a100.1gpu", "a100", 1, 0, 0, 0},
-      {"a100.1gpu.40", "a100", 1, 40, 0, 0},
+      {.key = "a100.1gpu", .model = "a100", .gpus = 1},
+      {.key = "a100.1gpu.40", .model = "a100", .gpus = 1, .mem = 40},
       {"a100plus.8gpu.80vG.96C.1456G", "a100plus", 8, 80, 96, 1456},
       {"a100plus.1gpu.80vG.12C.96G", "a100plus", 1, 80, 12, 96},
-      {"a100.2gpu.32C.976G", "a100", 2, 0, 32, 976},
-      {"a100.1gpu.8C.243G", "a100", 1, 0, 8, 243},
-      {"cpu.2C.8G", "", 0, 0, 2, 8},
-      {"v100.1gpu", "v100", 1, 0, 0, 0},
-      {"t4.2gpu", "t4", 2, 0, 0, 0},
-      {"free.0gpu", "free", 0, 0, 0, 0},
-      {"a100.5gpu", "a100", 5, 0, 0, 0},
+      {.key = "a100.2gpu.32C.976G", .model = "a100", .gpus = 2, .cpus = 32, .ram = 976},
+      {.key = "a100.1gpu.8C.243G", .model = "a100", .gpus = 1, .cpus = 8, .ram = 243},
+      {.key = "cpu.2C.8G", .cpus = 2, .ram = 8},
+      {.key = "v100.1gpu", .model = "v100", .gpus = 1},
+      {.key = "t4.2gpu", .model = "t4", .gpus = 2},
+      {.key = "free.0gpu", .model = "free"},
+      {.key = "a100.5gpu", .model = "a100", .gpus = 5},
       {"h100.8gpu.80vG.224C.2000G", "h100", 8, 80, 224, 2000},
   };
   for (const Case& c : cases) {

@@ -1,5 +1,5 @@
-// Slurm semantics: submit validation, reasons, preemption (REQUEUE / CANCEL), time limits,
-// EASY backfill, MinJobAge, cancel/signal, node failure, holds.
+// Slurm semantics: submit validation, reasons, time limits, MinJobAge, cancel/signal, node
+// failure, holds, scripts. Placement, preemption and backfill have their own files.
 #include <string>
 
 #include "gmock/gmock.h"
@@ -29,21 +29,6 @@ TEST(SlurmSubmit, IdsReasonAndStart) {
   EXPECT_EQ(J(w, b).slurm_job_id, 2);
   Advance(w, 0);
   EXPECT_EQ(w.PlacementString(J(w, b)), "n1");  // best fit: a node with 4 free
-}
-
-TEST(SlurmSubmit, RequiredAndExcludedNodes) {
-  World w = MakeWorld(SlurmConfig());
-  JobRequest r = SlurmJob("alice", "spot", 2, 1);
-  r.required_nodes = {"n3"};
-  r.excluded_nodes = {"n1"};
-  JobId a = MustSubmit(w, r);
-  Advance(w, 0);
-  EXPECT_EQ(w.PlacementString(J(w, a)), "n[2-3]");
-  JobRequest x = SlurmJob("alice", "spot", 1, 8);
-  x.excluded_nodes = {"n2", "n3", "n4"};
-  JobId b = MustSubmit(w, x);
-  Advance(w, 0);
-  EXPECT_EQ(w.PlacementString(J(w, b)), "n1");
 }
 
 TEST(SlurmSubmit, Errors) {
@@ -134,112 +119,6 @@ TEST(SlurmLifecycle, HoldAndRelease) {
   EXPECT_EQ(J(w, a).state, JobState::kRunning);
 }
 
-// The observed Slurm 22.05 sequence: spot job on all GPUs, high job preempts, the spot job is
-// COMPLETING then PENDING/BeginTime with restart_cnt 1, eligible 120 s after the requeue.
-TEST(SlurmPreemption, SpotRequeue) {
-  World w = MakeWorld(SlurmConfig());
-  JobId low = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(3000)));
-  Advance(w, FromSeconds(10));
-  ASSERT_EQ(J(w, low).state, JobState::kRunning);
-  JobId high = MustSubmit(w, SlurmJob("bob", "high", 1, 8, FromSeconds(15)));
-  Advance(w, 0);
-  const TimeMs tp = kT0 + FromSeconds(10);
-  EXPECT_EQ(J(w, low).state, JobState::kCompleting);
-  EXPECT_EQ(J(w, low).after_completing, JobState::kPending);
-  EXPECT_EQ(J(w, low).restart_count, 1);
-  EXPECT_EQ(J(w, high).state, JobState::kPending);
-  EXPECT_EQ(J(w, high).reason, "Resources");
-  ASSERT_EQ(J(w, low).preemptions.size(), 1u);
-  EXPECT_EQ(J(w, low).preemptions[0].by, high);
-  EXPECT_EQ(J(w, low).preemptions[0].by_name, "2");
-  EXPECT_EQ(J(w, low).preemptions[0].by_priority, "");
-  Advance(w, FromSeconds(1));  // epilog
-  EXPECT_EQ(J(w, low).state, JobState::kPending);
-  EXPECT_EQ(J(w, low).reason, "BeginTime");
-  EXPECT_EQ(J(w, high).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
-  ASSERT_EQ(J(w, low).runs.size(), 2u);
-  EXPECT_EQ(J(w, low).runs[0].end_state, JobState::kPreempted);
-  EXPECT_EQ(J(w, low).runs[0].end_time, tp);
-  EXPECT_EQ(J(w, low).runs[1].submit_time, tp);
-  EXPECT_EQ(J(w, low).runs[1].eligible_time, tp + FromSeconds(120));
-  ASSERT_TRUE(w.AdvanceTo(tp + FromSeconds(119)).ok());
-  EXPECT_EQ(J(w, low).state, JobState::kPending);
-  EXPECT_EQ(J(w, low).reason, "BeginTime");
-  ASSERT_TRUE(w.AdvanceTo(tp + FromSeconds(120)).ok());
-  EXPECT_EQ(J(w, low).state, JobState::kRunning);
-  EXPECT_EQ(J(w, low).runs[1].start_time, tp + FromSeconds(120));
-  EXPECT_EQ(J(w, high).state, JobState::kCompleted);
-  EXPECT_EQ(w.counters().requeues, 1);
-  EXPECT_EQ(w.counters().preemptions, 1);
-}
-
-TEST(SlurmPreemption, OneVictimOfFourLowestId) {
-  World w = MakeWorld(SlurmConfig());
-  std::vector<JobId> low;
-  for (int i = 0; i < 4; ++i) low.push_back(MustSubmit(w, SlurmJob("alice", "spot", 1, 8)));
-  Advance(w, 0);
-  for (JobId l : low) ASSERT_EQ(J(w, l).state, JobState::kRunning);
-  JobId high = MustSubmit(w, SlurmJob("bob", "batch", 1, 8));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, low[0]).state, JobState::kCompleting);
-  for (int i = 1; i < 4; ++i) EXPECT_EQ(J(w, low[i]).state, JobState::kRunning);
-  Advance(w, FromSeconds(1));
-  EXPECT_EQ(J(w, high).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
-}
-
-// Minimality across nodes: eight 1-GPU spot jobs fill n1 and two sit on n2; an 8-GPU job needs
-// only the two on n2 to go, not the eight on n1.
-TEST(SlurmPreemption, FewestVictimsAcrossNodes) {
-  World w = MakeWorld(SlurmConfig(2));
-  std::vector<JobId> low;
-  for (int i = 0; i < 10; ++i) low.push_back(MustSubmit(w, SlurmJob("alice", "spot", 1, 1)));
-  Advance(w, 0);
-  int on_n2 = 0;
-  for (JobId l : low) {
-    ASSERT_EQ(J(w, l).state, JobState::kRunning);
-    on_n2 += w.PlacementString(J(w, l)).find("n2") != std::string::npos;
-  }
-  ASSERT_EQ(on_n2, 2);  // best fit packed eight onto n1
-  JobId high = MustSubmit(w, SlurmJob("bob", "batch", 1, 8));
-  Advance(w, 0);
-  int victims = 0;
-  for (JobId l : low) {
-    if (J(w, l).state == JobState::kCompleting) {
-      ++victims;
-      EXPECT_EQ(w.PlacementString(J(w, l)), "n2");
-    }
-  }
-  EXPECT_EQ(victims, 2);
-  Advance(w, FromSeconds(1));
-  EXPECT_EQ(J(w, high).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, high)), "n2");
-}
-
-// While the victims' epilog runs, the freed and free GPUs of the preemptor's node are reserved
-// for it: a lower job that would fit there must wait.
-TEST(SlurmPreemption, PreemptorKeepsItsNodeDuringEpilog) {
-  WorldConfig c = SlurmConfig(1);
-  c.clusters[0].epilog_time = FromSeconds(10);
-  World w = MakeWorld(c);
-  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 4, FromSeconds(1000)));
-  Advance(w, 0);
-  ASSERT_EQ(J(w, a).state, JobState::kRunning);
-  JobId h = MustSubmit(w, SlurmJob("bob", "batch", 1, 8, FromSeconds(50)));
-  JobId s = MustSubmit(w, SlurmJob("bob", "spot", 1, 4, FromSeconds(50)));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, a).state, JobState::kCompleting);
-  EXPECT_EQ(J(w, s).state, JobState::kPending);  // 4 GPUs are free, but reserved for h
-  EXPECT_EQ(J(w, h).state, JobState::kPending);
-  Advance(w, FromSeconds(9));
-  EXPECT_EQ(J(w, s).state, JobState::kPending);
-  Advance(w, FromSeconds(1));
-  EXPECT_EQ(J(w, h).state, JobState::kRunning);
-  EXPECT_EQ(J(w, h).placement[0].gpus.size(), 8u);
-  EXPECT_EQ(J(w, s).state, JobState::kPending);
-}
-
 TEST(SlurmCapacity, DrainKeepsRunningJobs) {
   World w = MakeWorld(SlurmConfig(1));
   JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 4, FromSeconds(100)));
@@ -256,48 +135,10 @@ TEST(SlurmCapacity, DrainKeepsRunningJobs) {
   EXPECT_EQ(J(w, b).state, JobState::kRunning);
 }
 
-TEST(SlurmPreemption, CancelModeAndNoRequeueGivePreempted) {
-  World w = MakeWorld(SlurmConfig(2));
-  JobId c = MustSubmit(w, SlurmJob("alice", "cancelme", 1, 8));
-  JobRequest nr = SlurmJob("alice", "spot", 1, 8);
-  nr.requeue = false;
-  JobId n = MustSubmit(w, nr);
-  Advance(w, 0);
-  JobId high = MustSubmit(w, SlurmJob("bob", "high", 2, 8));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, c).state, JobState::kCompleting);
-  EXPECT_EQ(J(w, c).after_completing, JobState::kPreempted);
-  Advance(w, FromSeconds(1));
-  EXPECT_EQ(J(w, c).state, JobState::kPreempted);
-  EXPECT_EQ(J(w, n).state, JobState::kPreempted);
-  EXPECT_EQ(J(w, n).restart_count, 0);
-  EXPECT_EQ(J(w, high).state, JobState::kRunning);
-}
-
-TEST(SlurmPreemption, OffPartitionAndEqualTierAreNeverVictims) {
-  World w = MakeWorld(SlurmConfig(1));
-  JobId h = MustSubmit(w, SlurmJob("alice", "high", 1, 8));
-  Advance(w, 0);
-  JobId b = MustSubmit(w, SlurmJob("bob", "high", 1, 8));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, h).state, JobState::kRunning);
-  EXPECT_EQ(J(w, b).state, JobState::kPending);
-  World w2 = MakeWorld(SlurmConfig(1));
-  JobId s1 = MustSubmit(w2, SlurmJob("alice", "spot", 1, 8));
-  Advance(w2, 0);
-  JobId s2 = MustSubmit(w2, SlurmJob("bob", "cancelme", 1, 8));  // same tier 1
-  Advance(w2, 0);
-  EXPECT_EQ(J(w2, s1).state, JobState::kRunning);
-  EXPECT_EQ(J(w2, s2).state, JobState::kPending);
-}
-
 TEST(SlurmEndings, CompletedFailedTimeout) {
   World w = MakeWorld(SlurmConfig());
   JobId ok = MustSubmit(w, SlurmJob("alice", "spot", 1, 1, FromSeconds(30)));
-  JobRequest bad = SlurmJob("alice", "spot", 1, 1);
-  bad.script = "#!/bin/bash\nsleep 20\nexit 3\n";
-  bad.env.clear();
-  JobId f = MustSubmit(w, bad);
+  JobId f = MustSubmit(w, SlurmScriptJob("#!/bin/bash\nsleep 20\nexit 3\n"));
   JobId t = MustSubmit(w, SlurmJob("alice", "spot", 1, 1, FromSeconds(300), FromSeconds(60)));
   Advance(w, FromSeconds(20));
   EXPECT_EQ(J(w, f).state, JobState::kCompleting);
@@ -340,10 +181,7 @@ TEST(SlurmEndings, FailAtFromRuleEndsEarly) {
 
 TEST(SlurmEndings, ZeroLengthRunEndsAtItsStart) {
   World w = MakeWorld(SlurmConfig());
-  JobRequest r = SlurmJob("alice", "spot", 1, 1);
-  r.env.clear();
-  r.script = "#!/bin/bash\necho hi\nexit 0\n";
-  JobId id = MustSubmit(w, r);
+  JobId id = MustSubmit(w, SlurmScriptJob("#!/bin/bash\necho hi\nexit 0\n"));
   Advance(w, 0);
   EXPECT_EQ(J(w, id).state, JobState::kCompleting);
   EXPECT_EQ(J(w, id).runs[0].start_time, kT0);
@@ -404,9 +242,7 @@ TEST(SlurmSignal, CancelAndErrors) {
 TEST(SlurmCapacity, NodeFailureRequeuesOrFails) {
   World w = MakeWorld(SlurmConfig(2));
   JobId rq = MustSubmit(w, SlurmJob("alice", "spot", 1, 8));
-  JobRequest nr = SlurmJob("alice", "spot", 1, 8);
-  nr.requeue = false;
-  JobId nf = MustSubmit(w, nr);
+  JobId nf = MustSubmit(w, WithoutRequeue(SlurmJob("alice", "spot", 1, 8)));
   Advance(w, 0);
   ASSERT_EQ(w.PlacementString(J(w, rq)), "n1");
   ASSERT_EQ(w.PlacementString(J(w, nf)), "n2");
@@ -428,57 +264,9 @@ TEST(SlurmCapacity, NodeFailureRequeuesOrFails) {
   EXPECT_EQ(w.PlacementString(J(w, nine)), "n9");
 }
 
-// EASY backfill. 5 nodes. A runs on n1-n3 until +100 (its time limit). B needs 4 nodes: blocked,
-// reserved at +100 on n1-n4. C (1 node, limit 50) ends before +100 -> backfills. D (1 node,
-// limit 200) would delay B on n4 -> must not start... but n5 is outside the reservation, so D
-// starts there. E (1 node, no limit) then finds only n4 (reserved) -> must not start.
-TEST(SlurmBackfill, MustAndMustNot) {
-  World w = MakeWorld(SlurmConfig(5));
-  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
-  Advance(w, 0);
-  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
-  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
-  JobId d = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(200), FromSeconds(200)));
-  JobId e = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(500)));
-  JobId c = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(40), FromSeconds(50)));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, b).state, JobState::kPending);
-  EXPECT_EQ(J(w, b).reason, "Resources");
-  EXPECT_EQ(J(w, d).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, d)), "n5");
-  EXPECT_EQ(J(w, e).state, JobState::kPending);  // no limit: only n4, reserved for B
-  EXPECT_EQ(J(w, e).reason, "Priority");
-  EXPECT_EQ(J(w, c).state, JobState::kRunning);  // ends at +50 < +100
-  EXPECT_EQ(w.PlacementString(J(w, c)), "n4");
-  Advance(w, FromSeconds(101));
-  EXPECT_EQ(J(w, b).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, b)), "n[1-4]");
-  EXPECT_EQ(J(w, e).state, JobState::kPending);
-}
-
-TEST(SlurmBackfill, WithoutTimeLimitsNothingBackfillsIntoTheReservation) {
-  WorldConfig c = SlurmConfig(2);
-  c.clusters[0].partitions[0].default_time = FromSeconds(1000);
-  World w = MakeWorld(c);
-  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(900)));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, a).time_limit, FromSeconds(1000));  // partition DefaultTime
-  Advance(w, FromSeconds(10));
-  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 2, 8));
-  JobId small = MustSubmit(w, SlurmJob("bob", "spot", 1, 4));  // limit 1000 > reservation
-  JobId quick = MustSubmit(w, SlurmJob("bob", "spot", 1, 4, FromSeconds(10), FromSeconds(60)));
-  Advance(w, 0);
-  EXPECT_EQ(J(w, b).state, JobState::kPending);
-  EXPECT_EQ(J(w, small).state, JobState::kPending);
-  EXPECT_EQ(J(w, small).reason, "Priority");
-  EXPECT_EQ(J(w, quick).state, JobState::kRunning);
-}
-
 TEST(SlurmScript, InterpreterDrivesRuntimeAndOutput) {
   World w = MakeWorld(SlurmConfig());
-  JobRequest r = SlurmJob("alice", "spot", 1, 1);
-  r.env.clear();
-  r.script = "#!/bin/bash\n#SBATCH --time=10\necho hello\nsleep 5\necho done\n";
+  JobRequest r = SlurmScriptJob("#!/bin/bash\n#SBATCH --time=10\necho hello\nsleep 5\necho done\n");
   JobId id = MustSubmit(w, r);
   EXPECT_EQ(J(w, id).time_limit, FromSeconds(600));
   EXPECT_EQ(J(w, id).behaviour.runtime, FromSeconds(5));

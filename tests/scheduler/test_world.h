@@ -27,10 +27,16 @@ inline constexpr char kNodeType[] = "a100.8gpu.128C.1952G";
 // Region SR008 with a shared-cluster queue; alloc-1 (node-a, node-b) and alloc-2 (node-c, node-d),
 // 8 A100 each, both in the shared cluster. ws-a is bound to alloc-1, ws-c to alloc-2, ws-b is
 // bound to nothing but assigned to the shared queue; ws-a too.
-inline WorldConfig CloudRuConfig() {
+// A world with nothing in it yet, starting at kT0.
+inline WorldConfig EmptyConfig(uint64_t seed) {
   WorldConfig c;
-  c.seed = 7;
+  c.seed = seed;
   c.start_time = kT0;
+  return c;
+}
+
+inline WorldConfig CloudRuConfig() {
+  WorldConfig c = EmptyConfig(7);
   RegionConfig r;
   r.key = "SR008";
   r.shared_queue_id = "aaaaaaaa-0000-4000-8000-000000000000";
@@ -96,15 +102,31 @@ inline JobRequest CloudRuJob(std::string ws, std::string instance_type, int work
   return r;
 }
 
+// A job of `ws` in the region's shared-cluster queue (its default priority, shared-low).
+inline JobRequest SharedClusterJob(std::string ws, std::string instance_type, int workers = 1) {
+  return CloudRuJob(std::move(ws), std::move(instance_type), workers, "", "shared-cluster");
+}
+
+// A copy of alloc-2 as another allocation `name` with `nodes`; `queue_suffix` keeps its queue ids
+// unique.
+inline AllocationConfig CopyOfAlloc2(const WorldConfig& c, std::string name,
+                                     std::vector<std::string> nodes,
+                                     const std::string& queue_suffix) {
+  AllocationConfig a = c.allocations[1];
+  a.id = name + "-id";
+  a.name = std::move(name);
+  a.node_names = std::move(nodes);
+  for (auto& q : a.queues) q.id += queue_suffix;
+  return a;
+}
+
 inline constexpr char kCluster[] =
     "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster";
 
 // 4 nodes n1..n4, 8 GPUs each; partitions spot (tier 1, REQUEUE, default), batch (tier 5,
 // REQUEUE), high (tier 10, OFF), cancelme (tier 1, CANCEL).
 inline WorldConfig SlurmConfig(int nodes = 4) {
-  WorldConfig c;
-  c.seed = 11;
-  c.start_time = kT0;
+  WorldConfig c = EmptyConfig(11);
   SlurmClusterConfig cl;
   cl.project = "demo-project";
   cl.location = "us-central1";
@@ -153,6 +175,19 @@ inline JobRequest SlurmJob(std::string user, std::string partition, int nodes, i
   return r;
 }
 
+// alice's 1-node, 1-GPU spot job whose runtime and output come from `script` alone (no env hint).
+inline JobRequest SlurmScriptJob(std::string script) {
+  JobRequest r = SlurmJob("alice", "spot", 1, 1);
+  r.env.clear();
+  r.script = std::move(script);
+  return r;
+}
+
+inline JobRequest WithoutRequeue(JobRequest r) {
+  r.requeue = false;
+  return r;
+}
+
 inline World MakeWorld(const WorldConfig& c) {
   absl::StatusOr<World> w = World::Create(c);
   EXPECT_TRUE(w.ok()) << w.status();
@@ -166,9 +201,34 @@ inline JobId MustSubmit(World& w, JobRequest r) {
   return id.ok() ? *id : kNoJob;
 }
 
+// Fills the first allocation bound to `ws` so that exactly 2 GPUs stay free on its second node:
+// one 8-GPU job on the first node, three 2-GPU jobs on the second (best fit).
+inline void FillLeavingTwo(World& w, const char* ws) {
+  MustSubmit(w, CloudRuJob(ws, "a100.8gpu.128C.1952G", 1, "medium"));
+  for (int i = 0; i < 3; ++i) MustSubmit(w, CloudRuJob(ws, "a100.2gpu.32C.976G", 1, "medium"));
+  w.RunSchedulingPass();
+}
+
 inline const Job& J(const World& w, JobId id) { return *w.FindJob(id); }
 
 inline void Advance(World& w, TimeMs delta) { ASSERT_TRUE(w.AdvanceTo(w.now() + delta).ok()); }
+
+// Submits and runs the scheduling pass at the current time.
+inline JobId SubmitAndSchedule(World& w, JobRequest r) {
+  JobId id = MustSubmit(w, std::move(r));
+  Advance(w, 0);
+  return id;
+}
+
+// `n` 2-GPU shared-cluster jobs of ws-b, one second apart.
+inline std::vector<JobId> SharedJobsOneSecondApart(World& w, int n) {
+  std::vector<JobId> shared;
+  for (int i = 0; i < n; ++i) {
+    shared.push_back(MustSubmit(w, SharedClusterJob(kWsB, "a100.2gpu.32C.976G")));
+    Advance(w, FromSeconds(1));
+  }
+  return shared;
+}
 
 inline Reason ReasonOf(const absl::Status& s) {
   std::optional<Reason> r = GetReason(s);

@@ -46,45 +46,31 @@ TEST(WorldCreate, Builds) {
 }
 
 TEST(WorldCreate, RejectsBadConfigs) {
-  WorldConfig c = CloudRuConfig();
-  c.regions.push_back(c.regions[0]);
-  ExpectInvalid(c, "SR008");
-  c = CloudRuConfig();
-  c.allocations[1].name = "alloc-1";
-  ExpectInvalid(c, "alloc-1");
-  c = CloudRuConfig();
-  c.allocations[1].node_names = {"node-a"};
-  ExpectInvalid(c, "node-a");
-  c = CloudRuConfig();
-  c.allocations[0].region = "SR404";
-  ExpectInvalid(c, "SR404");
-  c = CloudRuConfig();
-  c.allocations[0].instance_types.push_back("a100.9gpu.x");
-  ExpectInvalid(c, "a100.9gpu.x");
-  c = CloudRuConfig();
-  c.allocations[0].node_instance_type = "nonsense";
-  ExpectInvalid(c, "nonsense");
-  c = CloudRuConfig();
-  c.workspaces[0].allocations.push_back("alloc-404");
-  ExpectInvalid(c, "alloc-404");
-  c = CloudRuConfig();
-  c.workspaces[1].id = kWsA;
-  ExpectInvalid(c, kWsA);
-  c = CloudRuConfig();
-  c.workspaces[0].shared_cluster_regions = {"SR006"};
-  ExpectInvalid(c, "SR006");
-  c = CloudRuConfig();
-  c.allocations[0].queues[0].default_priority = "ultra";
-  ExpectInvalid(c, "ultra");
-  WorldConfig s = SlurmConfig();
-  s.clusters[0].partitions[0].nodes.push_back("n404");
-  ExpectInvalid(s, "n404");
-  s = SlurmConfig();
-  s.clusters[0].partitions[1].name = "spot";
-  ExpectInvalid(s, "spot");
-  s = SlurmConfig();
-  s.clusters.push_back(s.clusters[0]);
-  ExpectInvalid(s, "demo-cluster");
+  // Each case: one change to a valid configuration, and what the error must name.
+  auto cloudru = [](const std::string& fragment, auto change) {
+    WorldConfig c = CloudRuConfig();
+    change(c);
+    ExpectInvalid(c, fragment);
+  };
+  auto slurm = [](const std::string& fragment, auto change) {
+    WorldConfig s = SlurmConfig();
+    change(s);
+    ExpectInvalid(s, fragment);
+  };
+  cloudru("SR008", [](WorldConfig& c) { c.regions.push_back(c.regions[0]); });
+  cloudru("alloc-1", [](WorldConfig& c) { c.allocations[1].name = "alloc-1"; });
+  cloudru("node-a", [](WorldConfig& c) { c.allocations[1].node_names = {"node-a"}; });
+  cloudru("SR404", [](WorldConfig& c) { c.allocations[0].region = "SR404"; });
+  cloudru("a100.9gpu.x",
+          [](WorldConfig& c) { c.allocations[0].instance_types.push_back("a100.9gpu.x"); });
+  cloudru("nonsense", [](WorldConfig& c) { c.allocations[0].node_instance_type = "nonsense"; });
+  cloudru("alloc-404", [](WorldConfig& c) { c.workspaces[0].allocations.push_back("alloc-404"); });
+  cloudru(kWsA, [](WorldConfig& c) { c.workspaces[1].id = kWsA; });
+  cloudru("SR006", [](WorldConfig& c) { c.workspaces[0].shared_cluster_regions = {"SR006"}; });
+  cloudru("ultra", [](WorldConfig& c) { c.allocations[0].queues[0].default_priority = "ultra"; });
+  slurm("n404", [](WorldConfig& s) { s.clusters[0].partitions[0].nodes.push_back("n404"); });
+  slurm("spot", [](WorldConfig& s) { s.clusters[0].partitions[1].name = "spot"; });
+  slurm("demo-cluster", [](WorldConfig& s) { s.clusters.push_back(s.clusters[0]); });
 }
 
 TEST(WorldClock, ManualAndRealtime) {

@@ -11,10 +11,12 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "api/router.h"
 #include "server/http_client.h"
 
@@ -22,9 +24,12 @@ namespace schedemu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
-std::vector<api::RouteGroup> TestRoutes(std::atomic<int>* stream_polls) {
+// `big_served` counts the answers of /t/big routed so far.
+std::vector<api::RouteGroup> TestRoutes(std::atomic<int>* stream_polls,
+                                        std::atomic<int>* big_served) {
   api::RouteGroup g;
   g.dialect = "test";
   g.prefix = "/t";
@@ -53,6 +58,29 @@ std::vector<api::RouteGroup> TestRoutes(std::atomic<int>* stream_polls) {
                         return res;
                       },
                       "t.stream"});
+  // "{i}:" followed by `bytes` filler bytes.
+  g.routes.push_back({"GET", "/t/big/{i}",
+                      [big_served](const api::HttpRequest& r) {
+                        big_served->fetch_add(1);
+                        size_t bytes = std::stoul(std::string(r.Query("bytes").value_or("0")));
+                        return api::TextResponse(
+                            200, std::string(r.Param("i")) + ":" + std::string(bytes, 'x'));
+                      },
+                      "t.big"});
+  g.routes.push_back({"GET", "/t/slow",
+                      [](const api::HttpRequest&) {
+                        api::HttpResponse res = api::TextResponse(200, "slow");
+                        res.delay_ms = 100;
+                        return res;
+                      },
+                      "t.slow"});
+  g.routes.push_back({"GET", "/t/drop",
+                      [](const api::HttpRequest&) {
+                        api::HttpResponse res = api::TextResponse(200, "never sent");
+                        res.drop = true;
+                        return res;
+                      },
+                      "t.drop"});
   g.not_found = [](const api::HttpRequest&) { return api::JsonResponse(404, R"({"nf":1})"); };
   g.method_not_allowed = [](const api::HttpRequest&) {
     return api::JsonResponse(405, R"({"mna":1})");
@@ -65,7 +93,7 @@ class HttpServerTest : public ::testing::Test {
   void StartServer(ServerOptions options = {}) {
     options.host = "127.0.0.1";
     options.port = 0;
-    router_ = std::make_unique<Router>(TestRoutes(&polls_));
+    router_ = std::make_unique<Router>(TestRoutes(&polls_, &big_served_));
     server_ = std::make_unique<HttpServer>(options, *router_);
     ASSERT_TRUE(server_->Listen().ok());
     thread_ = std::thread([this] { server_->Run(); });
@@ -77,8 +105,13 @@ class HttpServerTest : public ::testing::Test {
     }
   }
 
-  int Connect() {
+  // `receive_buffer` > 0: a small SO_RCVBUF set before connecting, so that a client that does not
+  // read stops the server's writes after a few KiB on its side.
+  int Connect(int receive_buffer = 0) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (receive_buffer > 0) {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
@@ -106,7 +139,37 @@ class HttpServerTest : public ::testing::Test {
     return out;
   }
 
+  // Each piece is found in `out`, after the one before it.
+  static void ExpectInOrder(const std::string& out, const std::vector<std::string>& pieces) {
+    size_t previous = 0;
+    for (const std::string& piece : pieces) {
+      size_t at = out.find(piece);
+      ASSERT_NE(at, std::string::npos) << piece << " in " << out;
+      EXPECT_LE(previous, at) << piece << " in " << out;
+      previous = at;
+    }
+  }
+
+  // Waits until big_served_ has not moved for 500 ms (or 10 s have passed) and returns it.
+  int SettledBigServed() {
+    int last = -1;
+    auto still_since = std::chrono::steady_clock::now();
+    const auto give_up = still_since + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < give_up) {
+      int now = big_served_.load();
+      if (now != last) {
+        last = now;
+        still_since = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - still_since > std::chrono::milliseconds(500)) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return last;
+  }
+
   std::atomic<int> polls_{0};
+  std::atomic<int> big_served_{0};
   std::unique_ptr<Router> router_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
@@ -166,6 +229,123 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   ASSERT_NE(c, std::string::npos) << out;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
+}
+
+// A client that pipelines requests without reading the answers: the server routes only as many
+// as fit in its queue of answers (plus what the kernel's socket buffers took), stops reading, and
+// once the client reads, answers every request in order and closes as asked.
+TEST_F(HttpServerTest, PipelinedAnswersAreBoundedAndDrainInOrder) {
+  ServerOptions o;
+  o.max_queued_responses = 4;
+  StartServer(o);
+  constexpr int kRequests = 24;
+  constexpr size_t kBytes = 2 << 20;  // 2 MiB: the kernel buffers hold at most two answers
+  std::string requests;
+  for (int i = 0; i < kRequests; ++i) {
+    absl::StrAppend(&requests, "GET /t/big/", i, "?bytes=", kBytes, " HTTP/1.1\r\nHost: x\r\n",
+                    i + 1 == kRequests ? "Connection: close\r\n" : "", "\r\n");
+  }
+  int fd = Connect(4096);
+  ASSERT_EQ(send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  const int routed = SettledBigServed();
+  EXPECT_GE(routed, o.max_queued_responses);      // read ahead while the first answer waits
+  EXPECT_LE(routed, o.max_queued_responses + 3);  // the queue, plus what the kernel absorbed
+  std::string in;
+  char buf[65536];
+  auto fill = [&] {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n > 0) in.append(buf, static_cast<size_t>(n));
+    return n > 0;
+  };
+  for (int i = 0; i < kRequests; ++i) {
+    size_t end;
+    while ((end = in.find("\r\n\r\n")) == std::string::npos) ASSERT_TRUE(fill()) << i;
+    ASSERT_THAT(in, StartsWith("HTTP/1.1 200")) << i;
+    const std::string head = in.substr(0, end);
+    ASSERT_THAT(head,
+                HasSubstr(absl::StrCat("Content-Length: ", kBytes + absl::StrCat(i).size() + 1)));
+    const size_t total = end + 4 + kBytes + absl::StrCat(i).size() + 1;
+    while (in.size() < total) ASSERT_TRUE(fill()) << i;
+    EXPECT_EQ(in.substr(end + 4, absl::StrCat(i).size() + 1), absl::StrCat(i, ":"));
+    in.erase(0, total);
+  }
+  EXPECT_FALSE(fill());  // closed after the last, as it asked
+  EXPECT_TRUE(in.empty());
+  close(fd);
+  EXPECT_EQ(big_served_.load(), kRequests);
+}
+
+// Stop() while answers of pipelined requests wait: the requests already routed are answered (the
+// last with Connection: close), nothing more is read, and Run() returns once the client has them.
+TEST_F(HttpServerTest, StopAnswersThePipelinedRequestsAlreadyRoutedThenCloses) {
+  ServerOptions o;
+  o.max_queued_responses = 4;
+  StartServer(o);
+  // Few enough that the server reads them all at once: requests left unread in the kernel would
+  // make its close() reset the connection, and a reset discards what the client has not read yet.
+  constexpr int kRequests = 8;
+  constexpr size_t kBytes = 2 << 20;
+  std::string requests;
+  for (int i = 0; i < kRequests; ++i) {
+    absl::StrAppend(&requests, "GET /t/big/", i, "?bytes=", kBytes, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  }
+  int fd = Connect(4096);
+  ASSERT_EQ(send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  const int routed = SettledBigServed();
+  ASSERT_LT(routed, kRequests);
+  server_->Stop();
+  std::string in;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  thread_.join();
+  server_.reset();
+  size_t answers = 0, closes = 0;
+  for (size_t at = in.find("HTTP/1.1 200"); at != std::string::npos;
+       at = in.find("HTTP/1.1 200", at + 1)) {
+    ++answers;
+  }
+  for (size_t at = in.find("Connection: close"); at != std::string::npos;
+       at = in.find("Connection: close", at + 1)) {
+    ++closes;
+  }
+  EXPECT_EQ(answers, static_cast<size_t>(routed));
+  EXPECT_EQ(closes, 1u);
+  EXPECT_EQ(big_served_.load(), routed);  // nothing read after the stop
+}
+
+TEST_F(HttpServerTest, PipelinedRequestWaitsForTheStreamBeforeIt) {
+  StartServer();
+  std::string out = RawExchange(
+      "GET /t/stream HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/echo/after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ExpectInOrder(out, {"line 3\n", "\r\n0\r\n\r\n", "after:-"});
+  EXPECT_EQ(polls_.load(), 3);
+}
+
+TEST_F(HttpServerTest, PipelinedRequestAfterADelayedAnswerComesSecond) {
+  StartServer();
+  std::string out = RawExchange(
+      "GET /t/slow HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/echo/after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ExpectInOrder(out, {"\r\n\r\nslow", "after:-"});
+}
+
+TEST_F(HttpServerTest, DroppedConnectionAnswersNothingAfterTheDrop) {
+  StartServer();
+  std::string out = RawExchange(
+      "GET /t/echo/one HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/drop HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /t/echo/two HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_THAT(out, HasSubstr("one:-"));
+  EXPECT_THAT(out, Not(HasSubstr("never sent")));
+  EXPECT_THAT(out, Not(HasSubstr("two:-")));
 }
 
 TEST_F(HttpServerTest, Http10GetsAnAnswerAndTheConnectionCloses) {
@@ -232,6 +412,29 @@ TEST_F(HttpServerTest, SlowClientIsDisconnectedAfterTheHeaderTimeout) {
   ssize_t n = recv(fd, buf, sizeof buf, 0);
   EXPECT_EQ(n, 0);
   close(fd);
+}
+
+// The write timeout comes from the options: a client that stops reading a large answer is
+// disconnected once a write has waited that long, with the answer cut short.
+TEST_F(HttpServerTest, ClientThatStopsReadingIsDisconnectedAfterTheWriteTimeout) {
+  ServerOptions o;
+  o.write_timeout_ms = 200;
+  StartServer(o);
+  constexpr size_t kBytes = 16 << 20;
+  int fd = Connect(4096);
+  std::string request = absl::StrCat("GET /t/big/0?bytes=", kBytes, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // well past the write timeout
+  size_t received = 0;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    received += static_cast<size_t>(n);
+  }
+  close(fd);
+  EXPECT_GT(received, 0u);
+  EXPECT_LT(received, kBytes);
 }
 
 TEST_F(HttpServerTest, ConnectionCapRefusesCleanly) {

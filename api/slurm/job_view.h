@@ -1,0 +1,16 @@
+// slurmctld's job_info (GET /slurm/vX/job/{id} and /jobs): the hot view, streamed through
+// JsonWriter rather than built as a tree (ARCHITECTURE.md, "JSON on the hot paths").
+#ifndef SCHEDEMU_API_SLURM_JOB_VIEW_H_
+#define SCHEDEMU_API_SLURM_JOB_VIEW_H_
+
+#include "api/json_writer.h"
+#include "scheduler/world.h"
+
+namespace schedemu::api::slurm {
+
+// One job_info in `version`'s shape (42, 43, 44).
+void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version);
+
+}  // namespace schedemu::api::slurm
+
+#endif  // SCHEDEMU_API_SLURM_JOB_VIEW_H_

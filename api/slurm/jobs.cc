@@ -1,0 +1,278 @@
+// The job operations of /slurm: submit, show one job or all, cancel (signal).
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "api/json_writer.h"
+#include "api/slurm/errors.h"
+#include "api/slurm/job_view.h"
+#include "api/slurm/operations.h"
+#include "api/slurm/submit.h"
+#include "api/slurm/views.h"
+#include "scheduler/absl_compat.h"
+#include "scheduler/model_error.h"
+
+namespace schedemu::api::slurm {
+
+using nlohmann::json;
+
+namespace {
+
+// The slurmctld error number of the model's refusal to submit.
+int SubmitErrorFor(const absl::Status& status) {
+  std::optional<Reason> reason = GetReason(status);
+  if (!reason) return kSlurmUnspecifiedError;
+  switch (*reason) {
+    case Reason::kInvalidPartition:
+      return kEslurmInvalidPartitionName;
+    case Reason::kNoDefaultPartition:
+      return kEslurmDefaultPartitionNotSet;
+    case Reason::kNodeConfigUnavailable:
+    case Reason::kRequestTooLarge:
+      return kEslurmRequestedNodeConfigUnavailable;
+    case Reason::kInvalidNodeCount:
+      return kEslurmInvalidNodeCount;
+    case Reason::kInvalidTimeLimit:
+      return kEslurmInvalidTimeLimit;
+    case Reason::kUnknownUser:
+      return kEslurmInvalidAccount;
+    case Reason::kAccessDenied:
+      return kEslurmAccessDenied;
+    default:
+      return kSlurmUnspecifiedError;
+  }
+}
+
+// The slurmctld error number of the model's refusal to signal a job.
+int SignalErrorFor(const absl::Status& status) {
+  std::optional<Reason> reason = GetReason(status);
+  if (reason == Reason::kAccessDenied || status.code() == absl::StatusCode::kPermissionDenied) {
+    return kEslurmAccessDenied;
+  }
+  if (reason == Reason::kJobAlreadyFinished) return kEslurmAlreadyDone;
+  if (reason == Reason::kTransitionStateNoUpdate) return kEslurmTransitionStateNoUpdate;
+  if (reason == Reason::kJobNotFound || status.code() == absl::StatusCode::kNotFound) {
+    return kEslurmInvalidJobId;
+  }
+  return kSlurmUnspecifiedError;
+}
+
+// The show flags GET job(s) accepts.
+bool ValidShowFlags(std::string_view flags) {
+  static const std::set<std::string, std::less<>> kFlags = {
+      "ALL", "DETAIL", "MIXED", "LOCAL", "SIBLING", "FEDERATION", "FUTURE"};
+  for (absl::string_view f : absl::StrSplit(AV(flags), ',', absl::SkipEmpty())) {
+    if (kFlags.count(absl::AsciiStrToUpper(f)) == 0) return false;
+  }
+  return true;
+}
+
+// One entry of the DELETE answer's "status" list.
+json KillStatusEntry(int code, int64_t job_id, bool job_known) {
+  std::string text = SlurmStrerror(code);
+  return {{"error", {{"string", text}, {"code", code}, {"message", text}}},
+          {"step_id", absl::StrCat(job_id)},
+          {"job_id", job_known ? NoVal(job_id) : NoValUnset()},
+          {"federation", {{"sibling", ""}}}};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// POST /slurm/v0.0.42/job/submit
+// ---------------------------------------------------------------------------------------------
+SlurmResponse SubmitJob(const Call& call) {
+  ParsedSubmit parsed = ParseSubmitBody(call.req.body);  // outside the lock
+  if (parsed.unparsable) return Text(400, kTextUnableToParseQuery, true);
+  Reply reply;
+  reply.warnings = std::move(parsed.warnings);
+  if (parsed.error) {
+    reply.errors.push_back(*parsed.error);
+    return Finish(call, std::move(reply), "");
+  }
+  std::string spec_text = parsed.spec.Encode();
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    const SlurmCluster& cluster = w.clusters()[ci];
+    JobRequest q = parsed.request;
+    // Partition first (slurmctld _get_job_parts), then GRES, then the model's own checks.
+    if (q.partition.empty()) {
+      bool has_default = false;
+      for (const Partition& p : cluster.partitions) has_default |= p.config.is_default;
+      if (!has_default) {
+        out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmDefaultPartitionNotSet));
+        return;
+      }
+    } else if (w.FindPartition(ci, q.partition) < 0) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidPartitionName));
+      return;
+    }
+    int node_gpus = 0;
+    bool type_known = parsed.gres.type.empty();
+    for (NodeIndex n : cluster.nodes) {
+      node_gpus = std::max(node_gpus, w.nodes()[n].gpus());
+      if (w.nodes()[n].gpu_model == parsed.gres.type) type_known = true;
+    }
+    if (parsed.gres_error || !type_known) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(kEslurmInvalidGres));
+      return;
+    }
+    if (parsed.gres.per_job > 0) {
+      // minimum_nodes is a minimum: slurmctld spreads a per-job GPU count over enough nodes.
+      if (node_gpus > 0) {
+        q.workers = std::max(q.workers, (parsed.gres.per_job + node_gpus - 1) / node_gpus);
+      }
+      q.gpus_per_worker = (parsed.gres.per_job + q.workers - 1) / q.workers;
+    }
+    if (parsed.gres.per_node > 0) q.gpus_per_worker = parsed.gres.per_node;
+    q.tenant = call.req.user;
+    q.author = call.req.user;
+    q.cluster = cluster.config.ResourceName();
+    q.spec = spec_text;
+    absl::StatusOr<JobId> id = w.SubmitSlurmJob(std::move(q));
+    if (!id.ok()) {
+      out.errors.push_back(ErrorBatchSubmissionFailed(SubmitErrorFor(id.status())));
+      return;
+    }
+    const Job* job = w.FindJob(*id);
+    out.body["job_id"] = job != nullptr ? job->slurm_job_id : 0;
+    out.body["step_id"] = "batch";
+    out.body["job_submit_user_msg"] = "";
+    if (job != nullptr && job->held) {
+      out.warnings.push_back(WarningSubmitNonFatal(kEslurmJobHeld));
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /slurm/v0.0.42/job/{id} and /jobs/
+// ---------------------------------------------------------------------------------------------
+SlurmResponse GetJobs(const Call& call) {
+  const std::optional<std::string_view> raw_id = call.Param("job_id");
+  Reply reply;
+  reply.body["jobs"] = json::array();
+  std::optional<int64_t> update_time;
+  ParsedJobId pid;
+  if (raw_id) {
+    pid = ParseJobId(*raw_id);
+    if (pid.warning) reply.warnings.push_back(*pid.warning);
+  }
+  if (auto f = call.Query("flags"); f && !ValidShowFlags(*f)) {
+    reply.errors.push_back(ErrorInvalidQueryParameter("flags", *f));
+  }
+  if (auto u = call.Query("update_time")) {
+    int64_t t = 0;
+    if (!absl::SimpleAtoi(AV(*u), &t) || t < 0) {
+      reply.errors.push_back(ErrorInvalidQueryParameter("update_time", *u));
+    } else {
+      update_time = t;
+    }
+  }
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    out.body["last_backfill"] = NoValTime(w.now());
+    out.body["last_update"] = NoValTime(w.now());
+    if (pid.error) {
+      out.errors.insert(out.errors.begin(), *pid.error);
+      return;
+    }
+    if (!out.errors.empty()) return;
+    std::vector<const Job*> live;
+    if (raw_id) {
+      const Job* job = w.FindSlurmJob(ci, pid.id);
+      if (job == nullptr || !InLiveView(w, *job)) {
+        out.errors.push_back(ErrorUnableToQueryJob(pid.id));
+        return;
+      }
+      live.push_back(job);
+    } else {
+      bool changed = !update_time.has_value();
+      for (const auto& [id, job] : w.jobs()) {
+        if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
+        if (!InLiveView(w, job)) continue;
+        live.push_back(&job);
+        if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
+      }
+      if (!changed) {
+        out.warnings.push_back(WarningNoJobChanges(*update_time));
+        return;
+      }
+      std::sort(live.begin(), live.end(),
+                [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
+    }
+    // The answer's head first, then the jobs, into one buffer that becomes the body as it is.
+    std::string& raw = out.raw_jobs.emplace();
+    ReserveLarge(raw, live.size() * 4800 + 4096);
+    WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (i > 0) raw.push_back(',');
+      JsonWriter jw(raw);
+      WriteJobInfo(jw, w, *live[i], call.version);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// DELETE /slurm/v0.0.42/job/{id}
+// ---------------------------------------------------------------------------------------------
+SlurmResponse CancelJob(const Call& call) {
+  Reply reply;
+  reply.body["status"] = json::array();
+  ParsedJobId pid = ParseJobId(call.Param("job_id").value_or(""));
+  int signal = 9;
+  bool verbose = false;
+  if (auto s = call.Query("signal")) {
+    signal = ParseSignal(*s);
+    if (signal < 0) reply.errors.push_back(ErrorInvalidSignal(*s));
+  }
+  static const std::set<std::string, std::less<>> kKillFlags = {
+      "BATCH_JOB",          "ARRAY_TASK", "FULL_STEPS_ONLY", "FULL_JOB",
+      "FEDERATION_REQUEUE", "HURRY",      "OUT_OF_MEMORY",   "NO_SIBLING_JOBS",
+      "RESERVATION_JOB",    "VERBOSE",    "CRON_JOBS",       "WARNING_SENT"};
+  for (std::string_view f : [&] {
+         std::vector<std::string_view> all;
+         for (const auto& [k, v] : call.query) {
+           if (k == "flags") all.push_back(v);
+         }
+         return all;
+       }()) {
+    for (absl::string_view flag : absl::StrSplit(AV(f), ',', absl::SkipEmpty())) {
+      std::string upper = absl::AsciiStrToUpper(flag);
+      if (kKillFlags.count(upper) == 0) {
+        reply.errors.push_back(ErrorInvalidKillFlag(SV(flag)));
+      } else if (upper == "VERBOSE") {
+        verbose = true;
+      }
+    }
+  }
+  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+    if (pid.error) {
+      out.errors.insert(out.errors.begin(), *pid.error);
+      return;
+    }
+    if (!out.errors.empty()) return;
+    const Job* job = w.FindSlurmJob(ci, pid.id);
+    int code = kSlurmSuccess;
+    if (job == nullptr || !InLiveView(w, *job)) {
+      out.body["status"].push_back(KillStatusEntry(kEslurmInvalidJobId, pid.id, false));
+      return;
+    }
+    if (job->request.tenant != call.req.user) {
+      code = kEslurmAccessDenied;
+    } else if (IsTerminal(job->state)) {
+      code = kEslurmAlreadyDone;
+    } else if (signal != 9 && job->state == JobState::kPending) {
+      code = kEslurmTransitionStateNoUpdate;
+    } else {
+      absl::Status st = w.SignalSlurmJob(ci, pid.id, call.req.user, signal);
+      if (!st.ok()) code = SignalErrorFor(st);
+    }
+    if (code != kSlurmSuccess || verbose) {
+      out.body["status"].push_back(KillStatusEntry(code, pid.id, true));
+    }
+  });
+}
+
+}  // namespace schedemu::api::slurm

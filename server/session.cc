@@ -1,0 +1,371 @@
+#include "server/session.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "api/json_escape.h"
+
+namespace schedemu {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::chrono::milliseconds Ms(int ms) { return std::chrono::milliseconds(ms); }
+
+}  // namespace
+
+Session::Session(tcp::socket&& socket, const SessionContext& context,
+                 std::shared_ptr<SessionRegistry> registry)
+    : stream_(std::move(socket)),
+      context_(context),
+      registry_(std::move(registry)),
+      header_timer_(stream_.get_executor()),
+      delay_timer_(stream_.get_executor()),
+      poll_timer_(stream_.get_executor()) {}
+
+Session::~Session() { registry_->Closed(); }
+
+void Session::Start(bool over_capacity) {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this(), over_capacity] {
+    if (over_capacity) {
+      self->RefuseOverCapacity();
+    } else {
+      self->ReadHeader();
+    }
+  });
+}
+
+void Session::Shutdown() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    self->stop_requested_ = true;
+    // Idle: no answer waiting and no request body on its way.
+    if (self->queue_.empty() && self->reading_ != Reading::kBody) self->Close();
+    if (self->streaming_) self->poll_timer_.cancel();
+  });
+}
+
+// ---- Reading and routing ----
+
+void Session::MaybeRead() {
+  if (closed_ || reading_ != Reading::kNone || reads_over_) return;
+  if (Stopping()) {
+    reads_over_ = true;
+    if (queue_.empty()) Close();
+    return;
+  }
+  const size_t limit = static_cast<size_t>(std::max(1, context_.options.max_queued_responses));
+  if (queue_.size() >= limit) return;  // backpressure: AfterWrite reads again
+  if (!queue_.empty() && !queue_.back().ReadAhead()) return;
+  ReadHeader();
+}
+
+void Session::ReadHeader() {
+  if (Stopping()) return Close();
+  reading_ = Reading::kHeader;
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(context_.options.header_limit));
+  parser_->body_limit(context_.options.body_limit);
+  stream_.expires_never();  // the header deadline is ours (header_timer_), not the stream's
+  if (queue_.empty()) ArmHeaderDeadline();
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
+}
+
+void Session::ArmHeaderDeadline() {
+  const int timeout =
+      requests_ == 0 ? context_.options.header_timeout_ms : context_.options.idle_timeout_ms;
+  const uint64_t deadline = ++header_deadline_;
+  header_timer_.expires_after(Ms(timeout));
+  header_timer_.async_wait([self = shared_from_this(), deadline](beast::error_code ec) {
+    // Like a stream timeout: the connection is closed without an answer.
+    if (!ec && deadline == self->header_deadline_) self->Close();
+  });
+}
+
+void Session::OnHeader(beast::error_code ec) {
+  ++header_deadline_;  // whatever happened, the header deadline is over
+  header_timer_.cancel();
+  if (ec) {
+    reading_ = Reading::kNone;
+    return OnReadError(ec);
+  }
+  reading_ = Reading::kBody;
+  if (parser_->is_done()) return OnRequest();
+  // A declared body larger than the limit is refused before reading it.
+  auto length = parser_->content_length();
+  if (length && *length > context_.options.body_limit) {
+    reading_ = Reading::kNone;
+    return QueueError(http::status::payload_too_large, "request body too large");
+  }
+  stream_.expires_after(Ms(context_.options.body_timeout_ms));
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                     if (ec) {
+                       self->reading_ = Reading::kNone;
+                       return self->OnReadError(ec);
+                     }
+                     self->OnRequest();
+                   });
+}
+
+void Session::OnReadError(beast::error_code ec) {
+  if (ec == http::error::end_of_stream || ec == net::error::eof) {
+    // The client sent its last request: answer what was read, then close.
+    reads_over_ = true;
+    if (queue_.empty()) Close();
+    return;
+  }
+  if (ec == net::error::operation_aborted || ec == beast::error::timeout ||
+      ec == net::error::connection_reset) {
+    return Close();
+  }
+  if (ec == http::error::body_limit) {
+    return QueueError(http::status::payload_too_large, "request body too large");
+  }
+  if (ec == http::error::header_limit) {
+    return QueueError(http::status::request_header_fields_too_large,
+                      "request header fields too large");
+  }
+  // Malformed request line, headers, Content-Length or chunk encoding.
+  QueueError(http::status::bad_request, absl::StrCat("malformed HTTP request: ", ec.message()));
+}
+
+void Session::OnRequest() {
+  reading_ = Reading::kNone;
+  ++requests_;
+  stream_.expires_never();
+  http::request<http::string_body> req = parser_->release();
+  api::HttpRequest request;
+  request.method = std::string(req.method_string());
+  request.target = std::string(req.target());
+  request.version = req.version();
+  for (const auto& field : req) {
+    std::string name = Lower(field.name_string());
+    auto [it, inserted] = request.headers.emplace(name, std::string(field.value()));
+    if (!inserted) absl::StrAppend(&it->second, ", ", std::string(field.value()));
+  }
+  request.body = std::move(req.body());
+  if (!remote_known_) {  // once per connection, not a getpeername() per request
+    beast::error_code ec;
+    auto endpoint = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = endpoint.address().to_string();
+    remote_known_ = !ec;
+  }
+  request.remote = remote_;
+
+  Answer answer;
+  answer.response = context_.router.Dispatch(request);
+  answer.version = req.version();
+  answer.keep_alive = req.keep_alive();
+  answer.head_only = req.method() == http::verb::head;
+  if (answer.response.drop) answer.kind = Answer::Kind::kDrop;
+  // The delay counts from routing, as if the handler itself had been slow.
+  answer.ready_at = Clock::now() + Ms(std::max(0, answer.response.delay_ms));
+  Queue(std::move(answer));
+}
+
+void Session::QueueError(http::status status, std::string message) {
+  Answer answer;
+  answer.kind = Answer::Kind::kError;
+  answer.response.status = static_cast<int>(status);
+  answer.response.body = std::move(message);
+  Queue(std::move(answer));
+}
+
+void Session::Queue(Answer answer) {
+  if (answer.EndsConnection()) reads_over_ = true;
+  queue_.push_back(std::move(answer));
+  if (queue_.size() == 1) WriteFront();
+  MaybeRead();
+}
+
+// ---- Writing ----
+
+void Session::WriteFront() {
+  Answer& answer = queue_.front();
+  if (answer.kind == Answer::Kind::kDrop) return Close();
+  if (answer.kind == Answer::Kind::kError) return WriteError();
+  if (answer.response.delay_ms > 0 && Clock::now() < answer.ready_at) {
+    delay_timer_.expires_at(answer.ready_at);
+    delay_timer_.async_wait([self = shared_from_this()](beast::error_code) {
+      if (!self->closed_) self->WriteResponse();
+    });
+    return;
+  }
+  WriteResponse();
+}
+
+template <typename Message>
+void Session::SetCommonHeaders(Message& res, const Answer& answer) {
+  res.set(http::field::server, "schedemu");
+  const api::HttpResponse& response = answer.response;
+  if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
+  for (const auto& [k, v] : response.headers) res.insert(k, v);
+  // While draining, the last answer owed closes the connection (a request whose body is still
+  // arriving is owed one more).
+  const bool last = queue_.size() == 1 && reading_ != Reading::kBody;
+  const bool keep = answer.keep_alive && !response.close && !(Stopping() && last);
+  res.keep_alive(keep);
+  close_after_ = !keep;
+}
+
+void Session::WriteResponse() {
+  Answer& answer = queue_.front();
+  if (answer.response.stream) return StartStream();
+  auto res = std::make_shared<http::response<http::string_body>>(
+      static_cast<http::status>(answer.response.status), answer.version);
+  SetCommonHeaders(*res, answer);
+  res->body() = std::move(answer.response.body);
+  res->prepare_payload();
+  if (answer.head_only) res->body().clear();
+  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  http::async_write(stream_, *res,
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                      self->AfterWrite(ec);
+                    });
+}
+
+void Session::WriteError() {
+  Answer& answer = queue_.front();
+  auto res = std::make_shared<http::response<http::string_body>>(
+      static_cast<http::status>(answer.response.status), 11);
+  res->set(http::field::content_type, "application/json");
+  res->set(http::field::connection, "close");
+  res->set(http::field::server, "schedemu");
+  std::string body = R"({"error":)";
+  api::AppendJsonString(body, answer.response.body);
+  body.push_back('}');
+  res->body() = std::move(body);
+  res->prepare_payload();
+  close_after_ = true;
+  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
+  http::async_write(stream_, *res,
+                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                      self->AfterWrite(ec);
+                    });
+}
+
+void Session::RefuseOverCapacity() {
+  auto res =
+      std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, 11);
+  res->set(http::field::content_type, "application/json");
+  res->set(http::field::connection, "close");
+  res->body() = R"({"error":"too many connections"})";
+  res->prepare_payload();
+  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
+  http::async_write(
+      stream_, *res,
+      [self = shared_from_this(), res](beast::error_code, std::size_t) { self->Close(); });
+}
+
+void Session::AfterWrite(beast::error_code ec) {
+  if (ec) return Close();
+  queue_.pop_front();
+  if (close_after_) return Close();
+  if (!queue_.empty()) {
+    WriteFront();
+    return MaybeRead();
+  }
+  // Nothing left to say.
+  if (reading_ == Reading::kBody) return;  // the request on its way will be answered
+  if (reads_over_ || Stopping()) return Close();
+  if (reading_ == Reading::kHeader) return ArmHeaderDeadline();  // idle from now on
+  MaybeRead();
+}
+
+// ---- Streaming ----
+
+void Session::StartStream() {
+  Answer& answer = queue_.front();
+  streaming_ = true;
+  poller_ = std::move(answer.response.stream);
+  chunked_ = answer.version >= 11;
+  stream_res_.emplace(static_cast<http::status>(answer.response.status), answer.version);
+  SetCommonHeaders(*stream_res_, answer);
+  if (chunked_) {
+    stream_res_->chunked(true);
+  } else {
+    close_after_ = true;
+    stream_res_->keep_alive(false);
+  }
+  serializer_.emplace(*stream_res_);
+  pending_ = std::move(answer.response.body);
+  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  http::async_write_header(stream_, *serializer_,
+                           [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                             if (ec) return self->Close();
+                             self->WriteStreamData(false);
+                           });
+}
+
+void Session::WriteStreamData(bool done) {
+  if (pending_.empty()) {
+    if (done) return FinishStream();
+    return SchedulePoll(0);
+  }
+  auto data = std::make_shared<std::string>(std::move(pending_));
+  pending_.clear();
+  auto on_written = [self = shared_from_this(), data, done](beast::error_code ec, std::size_t) {
+    if (ec) return self->Close();
+    if (done) return self->FinishStream();
+    self->SchedulePoll(0);
+  };
+  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  if (chunked_) {
+    net::async_write(stream_, http::make_chunk(net::buffer(*data)), std::move(on_written));
+  } else {
+    net::async_write(stream_, net::buffer(*data), std::move(on_written));
+  }
+}
+
+void Session::SchedulePoll(int delay_ms) {
+  if (Stopping()) return FinishStream();
+  poll_timer_.expires_after(Ms(delay_ms));
+  poll_timer_.async_wait([self = shared_from_this()](beast::error_code) { self->Poll(); });
+}
+
+void Session::Poll() {
+  if (Stopping()) return FinishStream();
+  api::StreamChunk chunk = poller_();
+  if (chunk.data.empty() && !chunk.done) return SchedulePoll(std::max(1, chunk.retry_after_ms));
+  pending_ = std::move(chunk.data);
+  WriteStreamData(chunk.done);
+}
+
+void Session::FinishStream() {
+  streaming_ = false;
+  poller_ = nullptr;
+  if (!chunked_) return Close();
+  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
+  net::async_write(
+      stream_, http::make_chunk_last(),
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->AfterWrite(ec); });
+}
+
+void Session::Close() {
+  if (closed_) return;
+  closed_ = true;
+  ++header_deadline_;
+  header_timer_.cancel();
+  delay_timer_.cancel();
+  poll_timer_.cancel();
+  beast::error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream_.socket().close(ec);
+}
+
+}  // namespace schedemu

@@ -1,0 +1,141 @@
+// One HTTP/1.1 connection: reads requests, routes them, writes the answers in request order, keeps
+// the connection alive, and streams chunked answers. Every handler of a session runs on its
+// strand (the socket's executor), so its state needs no lock.
+//
+// Pipelining: while an answer is being written the session reads and routes the next request,
+// up to `ServerOptions::max_queued_responses` answers waiting in order; at the bound it stops
+// reading until answers drain (backpressure: the client's requests wait in the socket, nothing is
+// refused). Reading ahead stops behind an answer that streams, is delayed, or ends the connection:
+// the next request is read only once that answer has been written.
+//
+// Part of the server's own translation units (Beast stays behind server/http_server.h).
+#ifndef SCHEDEMU_SERVER_SESSION_H_
+#define SCHEDEMU_SERVER_SESSION_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "api/http.h"
+#include "api/router.h"
+#include "server/http_server.h"
+#include "server/session_registry.h"
+
+namespace schedemu {
+
+// What the sessions of one server share: its options, its router and whether it is stopping.
+struct SessionContext {
+  ServerOptions options;
+  const Router& router;
+  std::atomic<bool> stopping{false};
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(boost::asio::ip::tcp::socket&& socket, const SessionContext& context,
+          std::shared_ptr<SessionRegistry> registry);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Begins on the strand: answers 503 and closes when `over_capacity`, else reads the first
+  // request.
+  void Start(bool over_capacity);
+  // Any thread: close when idle, otherwise after the answers of the requests already read.
+  void Shutdown();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class Reading { kNone, kHeader, kBody };
+
+  // One answer waiting its turn, in request order.
+  struct Answer {
+    enum class Kind { kResponse, kError, kDrop };
+    Kind kind = Kind::kResponse;
+    api::HttpResponse response;  // kResponse; kError: status and the message in `body`
+    unsigned version = 11;
+    bool keep_alive = true;  // what the request asked for
+    bool head_only = false;
+    Clock::time_point ready_at{};  // a fault-injected delay ends here
+
+    // The session reads past this answer while it waits (see the file comment).
+    bool ReadAhead() const {
+      return kind == Kind::kResponse && !response.stream && response.delay_ms <= 0;
+    }
+    // No request is read after this one.
+    bool EndsConnection() const { return kind != Kind::kResponse || !keep_alive || response.close; }
+  };
+
+  // Reading and routing.
+  void MaybeRead();
+  void ReadHeader();
+  void ArmHeaderDeadline();
+  void OnHeader(boost::beast::error_code ec);
+  void OnReadError(boost::beast::error_code ec);
+  void OnRequest();
+  void QueueError(boost::beast::http::status status, std::string message);
+  void Queue(Answer answer);
+
+  // Writing, front of the queue first.
+  void WriteFront();
+  void WriteResponse();
+  void WriteError();
+  void RefuseOverCapacity();
+  template <typename Message>
+  void SetCommonHeaders(Message& res, const Answer& answer);
+  void AfterWrite(boost::beast::error_code ec);
+
+  // Chunked streaming (HTTP/1.1) or close-delimited (HTTP/1.0) of the front answer.
+  void StartStream();
+  void WriteStreamData(bool done);
+  void SchedulePoll(int delay_ms);
+  void Poll();
+  void FinishStream();
+
+  bool Stopping() const { return stop_requested_ || context_.stopping.load(); }
+  void Close();
+
+  boost::beast::tcp_stream stream_;
+  const SessionContext& context_;
+  std::shared_ptr<SessionRegistry> registry_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  Reading reading_ = Reading::kNone;
+  bool reads_over_ = false;  // no further request is read (EOF, an ending answer, an error)
+  int64_t requests_ = 0;
+  std::string remote_;  // peer address, resolved on the first request
+  bool remote_known_ = false;
+  // The header deadline (first request: header timeout; later: idle timeout) runs only while no
+  // answer is waiting: a client reading a long answer is not idle. A generation number tells a
+  // stale expiry from the current one.
+  boost::asio::steady_timer header_timer_;
+  uint64_t header_deadline_ = 0;
+
+  std::deque<Answer> queue_;
+  boost::asio::steady_timer delay_timer_;
+  bool close_after_ = false;  // the front answer, once written, ends the connection
+
+  boost::asio::steady_timer poll_timer_;
+  std::optional<boost::beast::http::response<boost::beast::http::empty_body>> stream_res_;
+  std::optional<boost::beast::http::response_serializer<boost::beast::http::empty_body>>
+      serializer_;
+  api::StreamPoller poller_;
+  std::string pending_;
+  bool streaming_ = false;
+  bool chunked_ = true;
+
+  bool closed_ = false;
+  bool stop_requested_ = false;
+};
+
+}  // namespace schedemu
+
+#endif  // SCHEDEMU_SERVER_SESSION_H_

@@ -1,0 +1,99 @@
+// The passes that start jobs past a blocked one: Slurm's EASY backfill (only if the blocked job's
+// reservation is not delayed) and Cloud.ru's greedy pass (whatever fits, in pending order).
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/scheduler/test_world.h"
+
+namespace schedemu::testing {
+namespace {
+
+// EASY backfill. 5 nodes. A runs on n1-n3 until +100 (its time limit). B needs 4 nodes: blocked,
+// reserved at +100 on n1-n4. C (1 node, limit 50) ends before +100 -> backfills. D (1 node,
+// limit 200) would delay B on n4 -> must not start... but n5 is outside the reservation, so D
+// starts there. E (1 node, no limit) then finds only n4 (reserved) -> must not start.
+TEST(SlurmBackfill, MustAndMustNot) {
+  World w = MakeWorld(SlurmConfig(5));
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
+  Advance(w, 0);
+  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
+  JobId d = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(200), FromSeconds(200)));
+  JobId e = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(500)));
+  JobId c = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(40), FromSeconds(50)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, b).state, JobState::kPending);
+  EXPECT_EQ(J(w, b).reason, "Resources");
+  EXPECT_EQ(J(w, d).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, d)), "n5");
+  EXPECT_EQ(J(w, e).state, JobState::kPending);  // no limit: only n4, reserved for B
+  EXPECT_EQ(J(w, e).reason, "Priority");
+  EXPECT_EQ(J(w, c).state, JobState::kRunning);  // ends at +50 < +100
+  EXPECT_EQ(w.PlacementString(J(w, c)), "n4");
+  Advance(w, FromSeconds(101));
+  EXPECT_EQ(J(w, b).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, b)), "n[1-4]");
+  EXPECT_EQ(J(w, e).state, JobState::kPending);
+}
+
+TEST(SlurmBackfill, WithoutTimeLimitsNothingBackfillsIntoTheReservation) {
+  WorldConfig c = SlurmConfig(2);
+  c.clusters[0].partitions[0].default_time = FromSeconds(1000);
+  World w = MakeWorld(c);
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(900)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, a).time_limit, FromSeconds(1000));  // partition DefaultTime
+  Advance(w, FromSeconds(10));
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 2, 8));
+  JobId small = MustSubmit(w, SlurmJob("bob", "spot", 1, 4));  // limit 1000 > reservation
+  JobId quick = MustSubmit(w, SlurmJob("bob", "spot", 1, 4, FromSeconds(10), FromSeconds(60)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, b).state, JobState::kPending);
+  EXPECT_EQ(J(w, small).state, JobState::kPending);
+  EXPECT_EQ(J(w, small).reason, "Priority");
+  EXPECT_EQ(J(w, quick).state, JobState::kRunning);
+}
+
+TEST(CloudRuOrder, GreedyFillAndPendingOrder) {
+  World w = MakeWorld(CloudRuConfig());
+  JobId run = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high"));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, run).state, JobState::kRunning);
+  // Blocked high job (needs both nodes), then a medium and a low one that fit.
+  JobId blocked = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
+  JobId low = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "low"));
+  JobId med = MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "medium"));
+  const int q = J(w, blocked).queue;
+  std::vector<const Job*> order = w.PendingOrder(q);
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[0]->id, blocked);
+  EXPECT_EQ(order[1]->id, med);
+  EXPECT_EQ(order[2]->id, low);
+  EXPECT_EQ(w.QueuePosition(J(w, low)), 3);
+  Advance(w, 0);
+  EXPECT_EQ(J(w, blocked).state, JobState::kPending);
+  EXPECT_EQ(J(w, med).state, JobState::kRunning);
+  EXPECT_EQ(J(w, low).state, JobState::kRunning);
+  EXPECT_EQ(w.QueuePosition(J(w, low)), 0);
+}
+
+TEST(CloudRuOrder, ScanLimitStillStartsEverythingThatFits) {
+  WorldConfig c = CloudRuConfig();
+  c.max_pending_scan = 2;
+  World w = MakeWorld(c);
+  MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "high"));
+  Advance(w, 0);
+  JobId blocked = MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 2, "high"));
+  std::vector<JobId> small;
+  for (int i = 0; i < 8; ++i) {
+    small.push_back(MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "low")));
+  }
+  Advance(w, 0);
+  EXPECT_EQ(J(w, blocked).state, JobState::kPending);
+  for (JobId s : small) EXPECT_EQ(J(w, s).state, JobState::kRunning);
+}
+
+}  // namespace
+}  // namespace schedemu::testing
