@@ -1,3 +1,5 @@
+// Token minting for the api layer (see jwt.h): Base64url, the JWT header and payload, opaque
+// token strings.
 #include "api/jwt.h"
 
 #include <string>
@@ -29,7 +31,7 @@ std::string MintJwt(std::string_view subject, TimeMs issued_at, TimeMs expires_a
   JsonWriter w(payload);
   w.BeginObject()
       .Field("iss", "schedemu")
-      .Field("sub", std::string(subject))
+      .Field("sub", subject)
       .Field("iat", ToSeconds(issued_at))
       .Field("exp", ToSeconds(expires_at))
       .Field("jti", rng.Hex(32))
@@ -49,11 +51,7 @@ const Token& MintToken(World& world, Dialect dialect, std::string subject, std::
   t.subject = std::move(subject);
   t.workspace = std::move(workspace);
   t.issued_at = world.now();
-  // issued_at + token_lifetime, saturating at kNever.
-  const TimeMs lifetime = world.config().token_lifetime;
-  const bool never = t.issued_at == kNever || lifetime == kNever ||
-                     (lifetime > 0 && t.issued_at > kNever - lifetime);
-  t.expires_at = never ? kNever : t.issued_at + lifetime;
+  t.expires_at = AddTime(t.issued_at, world.config().token_lifetime);
   t.token = jwt ? MintJwt(t.subject, t.issued_at, t.expires_at, world.rng())
                 : MintOpaqueToken(world.rng());
   return world.StoreToken(std::move(t));

@@ -35,6 +35,14 @@
 
 namespace schedemu {
 
+// a + b, kNever when either is kNever or the sum overflows (deadlines and expiries: the model's
+// timers and the api layer's token expiry).
+inline TimeMs AddTime(TimeMs a, TimeMs b) {
+  if (a == kNever || b == kNever) return kNever;
+  if (b > 0 && a > kNever - b) return kNever;
+  return a + b;
+}
+
 class World {
  public:
   // Validates the configuration (names unique, references resolve, instance types parse) and
