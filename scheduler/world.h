@@ -93,6 +93,8 @@ class World {
   int UsedGpus(const Allocation& a) const;
   int FreeGpus(const Allocation& a) const;  // free to the allocation's own queues
   int TotalGpus(const Allocation& a) const;
+  // GPUs of the allocation taken by other tenants (TakeGpus/ReturnGpus).
+  int OtherTenantGpus(const Allocation& a) const;
   // GPUs of `a` held by jobs of the shared-cluster queue.
   int SharedBorrowedGpus(const Allocation& a) const;
   // Pending jobs of a queue/partition in the order the scheduler will try them.
