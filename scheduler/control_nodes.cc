@@ -155,22 +155,21 @@ absl::StatusOr<int> GpuCountAllocation(const World& w, std::string_view allocati
   return a;
 }
 
-// GPUs of an allocation taken by other tenants.
-int OtherTenantGpus(const World& w, const Allocation& a) {
+}  // namespace
+
+int World::OtherTenantGpus(const Allocation& a) const {
   int n = 0;
   for (NodeIndex i : a.nodes) {
-    for (JobId o : w.nodes()[i].gpu_owner) n += o == kOtherTenant;
+    for (JobId o : nodes_[i].gpu_owner) n += o == kOtherTenant;
   }
   return n;
 }
-
-}  // namespace
 
 absl::Status ControlOps::TakeGpus(World& w, std::string_view allocation, int count) {
   absl::StatusOr<int> found = GpuCountAllocation(w, allocation, count);
   if (!found.ok()) return found.status();
   const int a = *found;
-  const int available = w.TotalGpus(w.allocations_[a]) - OtherTenantGpus(w, w.allocations_[a]);
+  const int available = w.TotalGpus(w.allocations_[a]) - w.OtherTenantGpus(w.allocations_[a]);
   if (count > available) {
     return model_errors::TooFewGpusToTake(allocation, available);
   }
@@ -231,7 +230,7 @@ absl::Status ControlOps::ReturnGpus(World& w, std::string_view allocation, int c
   absl::StatusOr<int> found = GpuCountAllocation(w, allocation, count);
   if (!found.ok()) return found.status();
   const int a = *found;
-  const int held = OtherTenantGpus(w, w.allocations_[a]);
+  const int held = w.OtherTenantGpus(w.allocations_[a]);
   if (count > held) {
     return model_errors::TooFewGpusToReturn(allocation, held);
   }

@@ -35,6 +35,14 @@
 
 namespace schedemu {
 
+// a + b, kNever when either is kNever or the sum overflows (deadlines and expiries: the model's
+// timers and the api layer's token expiry).
+inline TimeMs AddTime(TimeMs a, TimeMs b) {
+  if (a == kNever || b == kNever) return kNever;
+  if (b > 0 && a > kNever - b) return kNever;
+  return a + b;
+}
+
 class World {
  public:
   // Validates the configuration (names unique, references resolve, instance types parse) and
@@ -85,6 +93,8 @@ class World {
   int UsedGpus(const Allocation& a) const;
   int FreeGpus(const Allocation& a) const;  // free to the allocation's own queues
   int TotalGpus(const Allocation& a) const;
+  // GPUs of the allocation taken by other tenants (TakeGpus/ReturnGpus).
+  int OtherTenantGpus(const Allocation& a) const;
   // GPUs of `a` held by jobs of the shared-cluster queue.
   int SharedBorrowedGpus(const Allocation& a) const;
   // Pending jobs of a queue/partition in the order the scheduler will try them.
@@ -117,8 +127,9 @@ class World {
   // stopped (Stopped); running ones keep running to their end (documented in README).
   absl::Status AssignSharedQueue(std::string_view workspace, std::string_view region);
   absl::Status UnassignSharedQueue(std::string_view workspace, std::string_view region);
-  // Tokens (both dialects).
-  const Token& MintToken(Dialect dialect, std::string subject, std::string workspace, bool jwt);
+  // Tokens (both dialects). The api layer mints them (api/jwt.h); StoreToken keeps one (replacing
+  // a token with the same string) and returns the stored copy.
+  const Token& StoreToken(Token token);
   // nullptr when unknown; expired tokens are returned (callers check expires_at against now()).
   const Token* FindToken(std::string_view token) const;
 

@@ -24,13 +24,6 @@
 
 namespace schedemu {
 
-// a + b, kNever when either is kNever or the sum overflows.
-inline TimeMs AddTime(TimeMs a, TimeMs b) {
-  if (a == kNever || b == kNever) return kNever;
-  if (b > 0 && a > kNever - b) return kNever;
-  return a + b;
-}
-
 // The priority classes a queue accepts when its configuration lists none.
 inline const std::vector<std::string>& DefaultPriorities() {
   static const std::vector<std::string>* v = new std::vector<std::string>{"low", "medium", "high"};

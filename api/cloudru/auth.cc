@@ -2,6 +2,7 @@
 // the virtual clock (WorldConfig::token_lifetime, 3600 s by default).
 #include "api/cloudru/handlers.h"
 #include "api/cloudru/validation.h"
+#include "api/jwt.h"
 
 namespace schedemu::api::cloudru {
 
@@ -22,7 +23,7 @@ HttpResponse ServiceAuth(Emulator& emu, const HttpRequest& request) {
     for (const Workspace& ws : w.workspaces()) {
       for (const ServiceAccountConfig& sa : ws.config.service_accounts) {
         if (sa.client_id == *client_id && sa.client_secret == *client_secret) {
-          const Token& t = w.MintToken(Dialect::kCloudRu, sa.client_id, ws.config.id, true);
+          const Token& t = MintToken(w, Dialect::kCloudRu, sa.client_id, ws.config.id, true);
           return Minted{t.token, ToSeconds(t.expires_at - t.issued_at)};
         }
       }

@@ -74,14 +74,6 @@ int PartitionGpusTotal(const World& w, int cluster, int partition) {
   return total;
 }
 
-int OtherTenantGpus(const World& w, const Allocation& a) {
-  int other = 0;
-  for (NodeIndex n : a.nodes) {
-    for (JobId o : w.nodes()[n].gpu_owner) other += o == kOtherTenant;
-  }
-  return other;
-}
-
 OJson ClockJson(World& w) {
   TimeMs next = w.NextEventTime();
   return OJson{
@@ -180,7 +172,7 @@ OJson StateJson(World& w) {
 
   OJson allocations = OJson::array();
   for (const Allocation& a : w.allocations()) {
-    int other = OtherTenantGpus(w, a);
+    int other = w.OtherTenantGpus(a);
     OJson nodes = OJson::array();
     for (NodeIndex n : a.nodes) nodes.push_back(w.nodes()[n].name);
     allocations.push_back(OJson{

@@ -23,8 +23,6 @@ std::string WireStatus(const Job& job);
 // GPUs held by running jobs of a Slurm partition / of the partition's nodes in total.
 int PartitionGpusUsed(const World& world, int cluster, int partition);
 int PartitionGpusTotal(const World& world, int cluster, int partition);
-// GPUs of an allocation taken by "other tenants".
-int OtherTenantGpus(const World& world, const Allocation& allocation);
 
 OJson ClockJson(World& world);
 // `positions`: World::QueuePositions() when rendering many jobs (else computed per job).

@@ -20,12 +20,12 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/json_limits.h"
 #include "api/json_writer.h"
+#include "api/jwt.h"
 #include "api/principals.h"
 #include "api/slurm/handlers.h"
 #include "api/vertex/errors.h"
@@ -175,14 +175,6 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
 // ---------------------------------------------------------------------------------------------
 // OAuth2 token endpoint
 // ---------------------------------------------------------------------------------------------
-std::optional<std::string> Base64UrlDecode(std::string_view in) {
-  std::string s(in);
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  std::string out;
-  if (!absl::WebSafeBase64Unescape(s, &out)) return std::nullopt;
-  return out;
-}
-
 HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
   std::map<std::string, std::string> form;
   std::optional<std::string_view> ctype = req.Header("content-type");
@@ -237,7 +229,7 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
     }
     if (p == nullptr) return;
     found = true;
-    const schedemu::Token& t = w.MintToken(Dialect::kSlurm, p->email, "", false);
+    const schedemu::Token& t = api::MintToken(w, Dialect::kSlurm, p->email, "", false);
     token = t.token;
     expires_in = std::max<int64_t>(0, ToSeconds(t.expires_at - w.now()) - 1);
   });

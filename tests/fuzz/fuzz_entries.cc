@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "api/emulator.h"
 #include "api/http.h"
+#include "api/jwt.h"
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
@@ -82,8 +83,9 @@ struct Harness {
       }
     });
     emulator->WithWorld([&](World& w) {
-      demo_token = w.MintToken(Dialect::kCloudRu, "demo-client", kDemoWorkspace, false).token;
-      other_token = w.MintToken(Dialect::kCloudRu, "other-client", kOtherWorkspace, false).token;
+      demo_token = api::MintToken(w, Dialect::kCloudRu, "demo-client", kDemoWorkspace, false).token;
+      other_token =
+          api::MintToken(w, Dialect::kCloudRu, "other-client", kOtherWorkspace, false).token;
     });
   }
 
