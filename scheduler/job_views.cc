@@ -1,8 +1,5 @@
 // Read-only views of jobs the api layer renders: pending orders and queue positions (from the
-// pending sets), node names and placement strings, and the output a job's runs have printed so
-// far (Cloud.ru runs also print platform lines at start — "Job <name> (<type>) is starting...",
-// "Waiting for workers to be ready...", "All workers are READY" — and "Job <name> was preempted
-// by <by>" (+ "Restarting (retry k of N)") when preempted).
+// pending sets), node names and placement strings. What a job prints is in job_output.cc.
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
@@ -99,38 +96,6 @@ std::string World::PlacementString(const Job& job) const {
     parts.push_back(absl::StrCat(owner, n.name, ":", IntRanges(wp.gpus)));
   }
   return absl::StrJoin(parts, ",");
-}
-
-std::vector<std::pair<TimeMs, std::string>> World::OutputSoFar(const Job& job) const {
-  std::vector<std::pair<TimeMs, std::string>> out;
-  const bool cloudru = job.request.dialect == Dialect::kCloudRu;
-  for (const JobRun& run : job.runs) {
-    if (run.start_time == 0 || run.start_time > now_) continue;
-    const TimeMs until = run.end_time != 0 ? std::min(run.end_time, now_) : now_;
-    if (cloudru) {
-      out.push_back({run.start_time, absl::StrCat("Job ", job.name, " (", job.request.job_type,
-                                                  ") is starting...")});
-      out.push_back({run.start_time, "Waiting for workers to be ready..."});
-      out.push_back({run.start_time, "All workers are READY"});
-    }
-    for (const OutputLine& line : job.behaviour.output) {
-      TimeMs t = run.start_time + line.offset;
-      if (t <= until) out.push_back({t, line.text});
-    }
-    if (cloudru && run.end_time != 0 && run.end_time <= now_ &&
-        run.end_state == JobState::kPreempted) {
-      std::string by = "unknown";
-      for (const Preemption& p : job.preemptions) {
-        if (p.at == run.end_time) by = p.by_name;
-      }
-      out.push_back({run.end_time, absl::StrCat("Job ", job.name, " was preempted by ", by)});
-      if (run.number < job.request.max_retry) {
-        out.push_back({run.end_time, absl::StrCat("Restarting (retry ", run.number + 1, " of ",
-                                                  job.request.max_retry, ")")});
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace schedemu

@@ -3,11 +3,14 @@
 // rules (first matching rule setting the field), env hints SCHEDEMU_RUNTIME / SCHEDEMU_EXIT_CODE /
 // SCHEDEMU_OUTPUT / SCHEDEMU_FAIL_AT, the Slurm script interpreter (runtime only when the script
 // sleeps or exits), config default, then 60 s / exit 0. Outputs given as a list are spread evenly
-// over the runtime (first line at +0). The dialect checks and fields are in cloudru_ops.cc and
-// slurm_ops.cc.
+// over the runtime (first line at +0), except lines that carry their time ("@90s loss 0.3" is
+// written 90 s after the run starts), then put in time order. The dialect checks and fields are in
+// cloudru_ops.cc and slurm_ops.cc.
 #include "scheduler/world_internal.h"
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +43,19 @@ void Fill(BehaviourSpec& dst, const BehaviourSpec& src) {
   if (!dst.exit_code && src.exit_code) dst.exit_code = src.exit_code;
   if (!dst.output && src.output) dst.output = src.output;
   if (!dst.fail_at && src.fail_at) dst.fail_at = src.fail_at;
+}
+
+// "@90s text" is written 90 s after the start of the run; any other line at `spread`.
+OutputLine TimedLine(const std::string& line, TimeMs spread) {
+  if (line.size() > 1 && line[0] == '@') {
+    size_t space = line.find(' ');
+    std::string_view when = std::string_view(line).substr(
+        1, space == std::string::npos ? std::string::npos : space - 1);
+    if (auto d = ParseDuration(when); d.ok()) {
+      return {*d, space == std::string::npos ? std::string() : line.substr(space + 1)};
+    }
+  }
+  return {spread, line};
 }
 
 }  // namespace
@@ -83,8 +99,10 @@ Behaviour Submission::ResolveBehaviour(const World& w, const Job& j,
       TimeMs off = lines.empty()
                        ? 0
                        : b.runtime * static_cast<TimeMs>(i) / static_cast<TimeMs>(lines.size());
-      b.output.push_back({off, lines[i]});
+      b.output.push_back(TimedLine(lines[i], off));
     }
+    std::stable_sort(b.output.begin(), b.output.end(),
+                     [](const OutputLine& x, const OutputLine& y) { return x.offset < y.offset; });
   }
   return b;
 }

@@ -2,7 +2,10 @@
 // answers "Job <name> in queue. Try later"; a finished job answers its whole output at once; a job
 // that has run and is not finished (Running, Restarting, Pending again after a preemption)
 // answers a chunked stream that follows new lines as the virtual clock moves and ends when the job
-// reaches a final state.
+// reaches a final state. Each line is sent once the virtual clock has passed its time (the model's
+// JobLog, scheduler/job_output.h), whatever the clock's speed; `tail` counts the lines written so
+// far. `verbose` prefixes each line with its time and, in a job of several workers, the pod that
+// wrote it ("2026-01-01T00:00:30Z [mpiworker-0] rank 1 of 2: progress 30s of 600s (5%)").
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,14 +14,23 @@
 #include "absl/strings/str_cat.h"
 #include "api/cloudru/handlers.h"
 #include "api/cloudru/validation.h"
+#include "scheduler/job_output.h"
 
 namespace schedemu::api::cloudru {
 
 namespace {
 
-void AppendLine(std::string* out, const std::pair<TimeMs, std::string>& line, bool verbose) {
-  if (verbose) absl::StrAppend(out, FormatRfc3339Seconds(line.first), " ");
-  absl::StrAppend(out, line.second, "\n");
+struct LogFormat {
+  bool verbose = true;
+  bool pods = false;  // name the pod: the job has several workers
+};
+
+void AppendLine(std::string* out, const LogLine& line, LogFormat format) {
+  if (format.verbose) {
+    absl::StrAppend(out, FormatRfc3339Seconds(line.time), " ");
+    if (format.pods && line.worker >= 0) absl::StrAppend(out, "[", PodName(line.worker), "] ");
+  }
+  absl::StrAppend(out, line.text, "\n");
 }
 
 bool EverStarted(const Job& job) {
@@ -34,8 +46,8 @@ struct FollowState {
 };
 
 // The job's output; a preemptor belonging to another workspace is not named (tenant isolation).
-std::vector<std::pair<TimeMs, std::string>> VisibleOutput(const World& w, const Job& job) {
-  std::vector<std::pair<TimeMs, std::string>> lines = w.OutputSoFar(job);
+std::vector<LogLine> VisibleOutput(const World& w, const Job& job) {
+  std::vector<LogLine> lines = JobLog(w, job);
   for (const Preemption& p : job.preemptions) {
     if (p.by == kNoJob || p.by_name.empty()) continue;
     const Job* by = w.FindJob(p.by);
@@ -43,8 +55,8 @@ std::vector<std::pair<TimeMs, std::string>> VisibleOutput(const World& w, const 
     for (auto& line : lines) {
       constexpr std::string_view kHidden = "another-workspace-job";
       size_t at = 0;
-      while ((at = line.second.find(p.by_name, at)) != std::string::npos) {
-        line.second.replace(at, p.by_name.size(), kHidden);
+      while ((at = line.text.find(p.by_name, at)) != std::string::npos) {
+        line.text.replace(at, p.by_name.size(), kHidden);
         at += kHidden.size();
       }
     }
@@ -61,7 +73,8 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
   std::optional<bool> verbose_opt = q.Bool("verbose");
   std::optional<std::string> region = q.Enum("region", RegionEnum());
   if (!issues.empty()) return issues.Response();
-  bool verbose = verbose_opt.value_or(true);
+  LogFormat format;
+  format.verbose = verbose_opt.value_or(true);
   std::string name(request.Param("job_name"));
 
   enum class Kind { kNotFound, kQueued, kFinished, kFollow };
@@ -79,12 +92,13 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
       s.text = absl::StrCat("Job ", job->name, " in queue. Try later");
       return s;
     }
-    std::vector<std::pair<TimeMs, std::string>> lines = VisibleOutput(w, *job);
+    std::vector<LogLine> lines = VisibleOutput(w, *job);
+    format.pods = job->request.workers > 1;
     size_t first = 0;
     if (tail && *tail > 0 && static_cast<size_t>(*tail) < lines.size()) {
       first = lines.size() - static_cast<size_t>(*tail);
     }
-    for (size_t i = first; i < lines.size(); ++i) AppendLine(&s.text, lines[i], verbose);
+    for (size_t i = first; i < lines.size(); ++i) AppendLine(&s.text, lines[i], format);
     s.lines = lines.size();
     // Follow only a job that is running now; one waiting to be placed again (Restarting, Pending
     // after a preemption) answers what it printed so far.
@@ -107,7 +121,7 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
   state->sent = snap.lines;
   std::string workspace = caller.workspace_id;
   Emulator* emulator = &emu;
-  response.stream = [emulator, state, name, workspace, verbose]() {
+  response.stream = [emulator, state, name, workspace, format]() {
     return emulator->WithWorld([&](World& w) {
       StreamChunk chunk;
       chunk.retry_after_ms = 50;
@@ -116,10 +130,9 @@ HttpResponse GetJobLogs(Emulator& emu, const HttpRequest& request, const Caller&
         chunk.done = true;
         return chunk;
       }
-      std::vector<std::pair<TimeMs, std::string>> lines = VisibleOutput(w, *job);
+      std::vector<LogLine> lines = VisibleOutput(w, *job);
       if (state->sent > lines.size()) state->sent = lines.size();
-      for (size_t i = state->sent; i < lines.size(); ++i)
-        AppendLine(&chunk.data, lines[i], verbose);
+      for (size_t i = state->sent; i < lines.size(); ++i) AppendLine(&chunk.data, lines[i], format);
       state->sent = lines.size();
       chunk.done = IsTerminal(job->state);
       return chunk;

@@ -1,13 +1,15 @@
 // Cloud.ru handlers in-process (no sockets): pydantic-style validation helpers,
-// authentication order, submit / status / log streaming through the route table.
+// authentication order, submit / status / log streaming through the route table, log timing.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "api/cloudru/common.h"
 #include "api/cloudru/handlers.h"
 #include "api/cloudru/validation.h"
@@ -114,10 +116,11 @@ TEST(CloudRuStatus, Vocabulary) {
 
 class CloudRuInProcessTest : public ::testing::Test {
  protected:
+  virtual EmulatorOptions Options() { return {}; }
   void SetUp() override {
     auto s = ParseScenario(DefaultScenarioText(), "default.json");
     ASSERT_TRUE(s.ok()) << s.status();
-    emu_ = std::make_unique<Emulator>(EmulatorOptions{}, [] { return int64_t{0}; });
+    emu_ = std::make_unique<Emulator>(Options(), [this] { return wall_ms_; });
     ASSERT_TRUE(emu_->Load(s->world, s->text).ok());
     groups_ = CloudRuRouteGroups(*emu_);
     ASSERT_EQ(groups_.size(), 1u);
@@ -161,6 +164,7 @@ class CloudRuInProcessTest : public ::testing::Test {
 
   std::unique_ptr<Emulator> emu_;
   std::vector<RouteGroup> groups_;
+  int64_t wall_ms_ = 0;  // the wall clock the realtime clock reads; tests move it
 };
 
 TEST_F(CloudRuInProcessTest, NotFoundAndMethodNotAllowedBodies) {
@@ -214,6 +218,99 @@ TEST_F(CloudRuInProcessTest, SubmitStatusAndFollowLogs) {
   status.params["job_name"] = name;
   r = Find("GET", "jobs/{job_name}").handler(status);
   EXPECT_EQ(Json::parse(r.body)["status"], "completed");
+}
+
+}  // namespace
+}  // namespace schedemu::api::cloudru
+
+namespace schedemu::api::cloudru {
+namespace {
+
+// Log timing through the route table: tail counts the lines written so far, a follower that joins
+// mid-run gets the lines so far and then each new one as the clock passes its time, at any speed.
+class CloudRuLogsTest : public CloudRuInProcessTest {
+ protected:
+  // A job of `workers` x `instance_type` running for `runtime` with the default output.
+  std::string Run(const std::string& instance_type, int workers, const std::string& runtime) {
+    HttpRequest submit = Authed(
+        "POST", absl::StrCat(R"({"script":"s","base_image":"i","instance_type":")", instance_type,
+                             R"(","region":"SR008","n_workers":)", workers,
+                             R"(,"env_variables":{"SCHEDEMU_RUNTIME":")", runtime, R"("}})"));
+    HttpResponse r = Find("POST", "jobs").handler(submit);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Json::parse(r.body).value("job_name", "");
+  }
+  HttpResponse Logs(const std::string& name, std::vector<std::pair<std::string, std::string>> q) {
+    HttpRequest logs = Authed("GET");
+    logs.params["job_name"] = name;
+    for (auto& [k, v] : q) logs.query.emplace_back(k, v);
+    return Find("GET", "jobs/{job_name}/logs").handler(logs);
+  }
+  void AdvanceSeconds(int s) {
+    emu_->WithWorld([&](World& w) { ASSERT_TRUE(w.AdvanceTo(w.now() + s * 1000).ok()); });
+  }
+};
+
+TEST_F(CloudRuLogsTest, TailCountsTheLinesWrittenSoFar) {
+  std::string name = Run("a100.1gpu", 1, "100s");
+  AdvanceSeconds(65);  // 3 platform lines, "training started", progress at +30 and +60
+  HttpResponse r = Logs(name, {{"verbose", "False"}, {"tail", "2"}});
+  EXPECT_EQ(r.body, "progress 30s of 100s (30%)\nprogress 60s of 100s (60%)\n");
+  EXPECT_EQ(Logs(name, {{"verbose", "False"}, {"tail", "6"}}).body,
+            Logs(name, {{"verbose", "False"}}).body);
+  AdvanceSeconds(40);
+  r = Logs(name, {{"verbose", "True"}, {"tail", "1"}});
+  EXPECT_EQ(r.body, "2026-01-01T00:01:40Z training finished\n");
+}
+
+TEST_F(CloudRuLogsTest, AFollowerJoiningMidRunGetsTheRestAsTheClockMoves) {
+  std::string name = Run("a100.2gpu.32C.976G", 2, "100s");
+  AdvanceSeconds(40);
+  HttpResponse stream = Logs(name, {{"verbose", "True"}});
+  ASSERT_TRUE(static_cast<bool>(stream.stream));
+  EXPECT_THAT(stream.body, HasSubstr("T00:00:30Z [mpiworker-0] rank 1 of 2: progress 30s"));
+  EXPECT_THAT(stream.body, ::testing::Not(HasSubstr("progress 60s")));
+  EXPECT_EQ(stream.stream().data, "");
+  AdvanceSeconds(20);
+  StreamChunk chunk = stream.stream();
+  EXPECT_FALSE(chunk.done);
+  EXPECT_EQ(chunk.data,
+            "2026-01-01T00:01:00Z [mpimaster-0] rank 0 of 2: progress 60s of 100s (60%)\n"
+            "2026-01-01T00:01:00Z [mpiworker-0] rank 1 of 2: progress 60s of 100s (60%)\n");
+  AdvanceSeconds(40);
+  chunk = stream.stream();
+  EXPECT_TRUE(chunk.done);
+  EXPECT_THAT(chunk.data, HasSubstr("progress 90s"));
+  EXPECT_THAT(chunk.data, HasSubstr("T00:01:40Z [mpiworker-0] rank 1 of 2: training finished\n"));
+}
+
+class CloudRuFastClockLogsTest : public CloudRuLogsTest {
+ protected:
+  EmulatorOptions Options() override {
+    EmulatorOptions o;
+    o.clock_mode = Clock::Mode::kRealtime;
+    o.speed = 1000;  // 1 ms of wall time is 1 s of virtual time
+    return o;
+  }
+};
+
+TEST_F(CloudRuFastClockLogsTest, EachLineArrivesWhenTheClockPassesItsTime) {
+  std::string name = Run("a100.1gpu", 1, "100s");
+  HttpResponse stream = Logs(name, {{"verbose", "False"}});
+  ASSERT_TRUE(static_cast<bool>(stream.stream)) << stream.body;
+  EXPECT_EQ(stream.body.find("progress"), std::string::npos) << stream.body;
+  std::vector<std::pair<int64_t, std::string>> chunks;  // (virtual seconds, data)
+  for (int i = 0; i < 30; ++i) {
+    wall_ms_ += 7;  // 7 virtual seconds between polls
+    StreamChunk chunk = stream.stream();
+    if (!chunk.data.empty()) chunks.emplace_back(wall_ms_, chunk.data);
+    if (chunk.done) break;
+  }
+  using C = std::pair<int64_t, std::string>;
+  EXPECT_THAT(chunks, ::testing::ElementsAre(C{35, "progress 30s of 100s (30%)\n"},
+                                             C{63, "progress 60s of 100s (60%)\n"},
+                                             C{91, "progress 90s of 100s (90%)\n"},
+                                             C{105, "training finished\n"}));
 }
 
 }  // namespace

@@ -87,12 +87,14 @@ TEST(DefaultScenarioTest, HasTheFixedCredentials) {
   EXPECT_EQ(demo.service_accounts[0].client_secret, "demo-secret");
   EXPECT_TRUE(demo.service_accounts[0].admin);
   EXPECT_THAT(demo.allocations, ::testing::ElementsAre("alloc-1", "alloc-2"));
+  EXPECT_TRUE(demo.shared_cluster_regions.empty()) << "the shared cluster is closed by default";
   const auto& other = w.workspaces[1];
   EXPECT_EQ(other.id, "22222222-2222-4222-8222-222222222222");
   EXPECT_EQ(other.api_key, "other-api-key");
   EXPECT_EQ(other.service_accounts[0].client_id, "other-client");
   EXPECT_EQ(other.service_accounts[0].client_secret, "other-secret");
   EXPECT_THAT(other.allocations, ::testing::ElementsAre("alloc-2"));
+  EXPECT_TRUE(other.shared_cluster_regions.empty());
 
   ASSERT_EQ(w.clusters.size(), 1u);
   const auto& c = w.clusters[0];

@@ -423,6 +423,15 @@ def main():
              "cloudru": cloudru_headers(conn, lib.OTHER_CLIENT[0], lib.OTHER_CLIENT[1],
                                         lib.OTHER_WORKSPACE, lib.OTHER_API_KEY)},
         ]
+        # The default scenario assigns no workspace to the shared-cluster queue: both admins
+        # assign their own, so the tenants' shared submissions are accepted.
+        for tenant in tenants:
+            status, body = conn.request(
+                "POST", "/public/v2/shared-cluster-queues/assign",
+                {"region_key": "SR008",
+                 "org_structure": {"id": tenant["workspace"], "type": "workspace"}},
+                tenant["cloudru"])
+            check.eq(status, 200, "assign %s: %s" % (tenant["workspace"], body[:200]))
         # Warm-up and baseline RSS (after the first requests have grown the pools).
         for _ in range(50):
             conn.request("GET", "/emulator/v1/state")

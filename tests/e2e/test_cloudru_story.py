@@ -1,6 +1,6 @@
 """End-to-end story against the Cloud.ru ML Space API v2 (/public/v2), as a user with `requests`.
 
-Token -> allocations and queues -> assign the shared cluster -> occupy all but 2 GPUs of each
+Token -> assign the shared cluster -> allocations and queues -> occupy all but 2 GPUs of each
 allocation -> a 4-GPU shared job that spans alloc-1 and alloc-2 -> a `high` job on alloc-1
 preempts it (status, logs, preemptors) -> Restarting -> Pending with retry_count 1 -> Running
 again -> the logs streamed (chunked) to completion -> kill the remaining jobs (Stopped).
@@ -36,7 +36,15 @@ def main():
         s.headers.update({"authorization": token, "x-api-key": tl.DEMO_API_KEY,
                           "x-workspace-id": tl.DEMO_WORKSPACE})
 
-        # 2. Allocations and their queues.
+        # 2. Assign the workspace to the shared cluster of SR008 (admin only): the default scenario
+        #    assigns none, and only an assigned workspace sees the shared-cluster queue.
+        r = s.post(api + "/shared-cluster-queues/assign",
+                   json={"region_key": REGION,
+                         "org_structure": {"id": tl.DEMO_WORKSPACE, "type": "workspace"}})
+        check.eq(r.status_code, 200, "assign status")
+        check.eq(r.json(), {"success": True}, "assign answer")
+
+        # 3. Allocations and their queues.
         allocs = s.get(api + "/workspaces/v3/%s/allocations" % tl.DEMO_WORKSPACE).json()
         by_name = {a["name"]: a for a in allocs}
         check(set(by_name) == {"alloc-1", "alloc-2"}, "demo sees alloc-1 and alloc-2: %r" % by_name)
@@ -55,13 +63,6 @@ def main():
         check(shared_queue_id, "the shared-cluster queue is listed")
         nodes_of = {name: set(s.get(api + "/allocations/" + a["id"]).json()["nodes"])
                     for name, a in by_name.items()}
-
-        # 3. Assign the workspace to the shared cluster of SR008 (admin only).
-        r = s.post(api + "/shared-cluster-queues/assign",
-                   json={"region_key": REGION,
-                         "org_structure": {"id": tl.DEMO_WORKSPACE, "type": "workspace"}})
-        check.eq(r.status_code, 200, "assign status")
-        check.eq(r.json(), {"success": True}, "assign answer")
 
         def submit(body):
             r = s.post(api + "/jobs", json=body)

@@ -8,7 +8,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-class CloudRuResourcesTest : public CloudRuTest {};
+class CloudRuResourcesTest : public CloudRuTest {
+ protected:
+  CloudRuResourcesTest() : CloudRuTest({"--scenario", WriteScenario(AssignBothToSharedCluster)}) {}
+};
 
 Json FindByKey(const Json& list, const std::string& key) {
   for (const Json& e : list) {

@@ -24,6 +24,8 @@ Json Assignment(const std::string& workspace, const std::string& region = "SR008
 
 class CloudRuSharedClusterTest : public CloudRuTest {
  protected:
+  CloudRuSharedClusterTest()
+      : CloudRuTest({"--scenario", WriteScenario(AssignBothToSharedCluster)}) {}
   HttpClientResponse Unassign(const Json& body, Headers h) {
     return server().Json("DELETE", "/public/v2/shared-cluster-queues/assign", body, h);
   }
@@ -82,6 +84,7 @@ class CloudRuNonAdminTest : public CloudRuTest {
  protected:
   CloudRuNonAdminTest()
       : CloudRuTest({"--scenario", WriteScenario([](Json& s) {
+                       AssignBothToSharedCluster(s);
                        s["workspaces"][0]["service_accounts"].push_back(
                            {{"client_id", "demo-user"},
                             {"client_secret", "user-secret"},
@@ -101,6 +104,23 @@ TEST_F(CloudRuNonAdminTest, OnlyAWorkspaceAdminMayAssign) {
   EXPECT_EQ(r.status, 403) << Describe(r);
   // Still assigned: the non-admin may submit shared jobs.
   EXPECT_FALSE(Submit(SharedJob("a100.1gpu", 1, "60s"), user).empty());
+}
+
+// The default scenario, as the Cloud.ru page says: access to the shared-cluster queue is closed
+// until a workspace admin assigns the workspace.
+TEST_F(CloudRuTest, DefaultScenarioAssignsNoWorkspace) {
+  Json body = SharedJob("a100.1gpu", 1, "60s");
+  for (Headers h : {Demo(), Other()}) {
+    HttpClientResponse r = Post("jobs", body, h);
+    EXPECT_EQ(r.status, 400) << Describe(r);
+    EXPECT_EQ(Parse(r)["error_code"], 1) << Describe(r);
+    EXPECT_TRUE(Parse(r)["error_message"].is_string()) << Describe(r);
+    EXPECT_EQ(JobCount(h), 0);
+  }
+  ASSERT_EQ(Parse(Post("shared-cluster-queues/assign", Assignment(kOtherWs), Other())),
+            Json({{"success", true}}));
+  EXPECT_FALSE(Submit(body, Other()).empty());
+  EXPECT_EQ(Post("jobs", body).status, 400) << "demo is still not assigned";
 }
 
 class CloudRuGpuLimitTest : public CloudRuTest {

@@ -56,6 +56,12 @@ std::string WriteScenario(Edit edit) {
   return path;
 }
 
+// The default scenario assigns no workspace to the shared-cluster queue (closed until an admin
+// assigns it); tests of what assigned workspaces see start with demo and other assigned.
+inline void AssignBothToSharedCluster(Json& scenario) {
+  for (Json& ws : scenario["workspaces"]) ws["shared_cluster_regions"] = {"SR008"};
+}
+
 // A job body with the required fields (1 GPU in SR008) and a runtime hint.
 inline Json JobBody(const std::string& instance_type = "a100.1gpu",
                     const std::string& runtime = "60s") {
