@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "api/vertex_answer.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {
@@ -29,6 +30,8 @@ struct EmulatorOptions {
   // Keep the journal of state-changing requests (serve --state-file). Off otherwise: the
   // journal grows with every non-GET request.
   bool journal_requests = false;
+  // The fields of the Vertex envelope's answer (api/vertex_answer.h).
+  VertexAnswerForm vertex_answer = VertexAnswerForm::kBoth;
 };
 
 class Emulator {

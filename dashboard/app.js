@@ -848,7 +848,9 @@ async function submitStep(sc, a, aliases) {
       const env = await r.json().catch(() => null);
       const status = r.ok && env && typeof env.status === "number" ? env.status : r.status;
       if (status !== 200) throw Object.assign(new Error(`submit: HTTP ${status}`), { status });
-      const jid = env.structuredBody && env.structuredBody.job_id;
+      // Slurm's answer: structuredBody, else body (JSON text) when serve keeps that form only.
+      const answer = env.structuredBody || (typeof env.body === "string" ? JSON.parse(env.body) : {});
+      const jid = answer.job_id;
       if (a.as && jid) aliases.set(a.as, (await call("GET", `jobs/${c.name}:${jid}`)).id);
     }
   } catch (e) {

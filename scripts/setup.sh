@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   libboost1.81-dev nlohmann-json3-dev libabsl-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-requests python3-google-auth python3-jsonschema openssl
+  python3 python3-requests python3-google-auth python3-jsonschema openssl jq
   chromium
   clang libclang-rt-14-dev
 )

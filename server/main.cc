@@ -2,6 +2,7 @@
 //   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
 //                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
 //                  [--state-file F] [--state-save-interval SECONDS] [--allowed-host NAME]...
+//                  [--envelope-answer both|structured|body]
 //   schedemu run FILE [--format table|json] [--until T]
 //   schedemu replay TRACE.swf --scenario FILE
 #include <unistd.h>
@@ -39,6 +40,7 @@ const char kUsage[] =
     "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
     "                      [--state-file F] [--state-save-interval SECONDS]\n"
     "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
+    "                      [--envelope-answer both|structured|body]\n"
     "       schedemu run FILE [--format table|json] [--until T]\n"
     "       schedemu replay TRACE.swf --scenario FILE\n";
 
@@ -89,11 +91,11 @@ int UsageError(const std::string& message) {
 
 int Serve(int argc, char** argv) {
   std::string error;
-  auto args =
-      ParseArgs(argc, argv, 2,
-                {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
-                 "max-body-bytes", "threads", "state-file", "state-save-interval", "allowed-host"},
-                &error);
+  auto args = ParseArgs(argc, argv, 2,
+                        {"host", "port", "scenario", "clock", "speed", "seed", "log-level",
+                         "control-token", "max-body-bytes", "threads", "state-file",
+                         "state-save-interval", "allowed-host", "envelope-answer"},
+                        &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
   auto flag = [&](const std::string& name, const std::string& def) {
@@ -164,6 +166,18 @@ int Serve(int argc, char** argv) {
       return UsageError("--seed: expected a non-negative integer");
     }
     options.seed = seed;
+  }
+
+  // The Vertex envelope's answer fields: flag, else the scenario's, else both.
+  options.vertex_answer = scenario->envelope_answer.value_or(api::VertexAnswerForm::kBoth);
+  if (args->flags.count("envelope-answer")) {
+    std::optional<api::VertexAnswerForm> form =
+        api::ParseVertexAnswerForm(flag("envelope-answer", ""));
+    if (!form) {
+      return UsageError(absl::StrCat("--envelope-answer: expected ", api::kVertexAnswerFormNames,
+                                     ", got '", flag("envelope-answer", ""), "'"));
+    }
+    options.vertex_answer = *form;
   }
 
   std::string state_file = flag("state-file", "");

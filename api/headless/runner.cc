@@ -51,6 +51,7 @@ class Runner {
     EmulatorOptions eo;
     eo.clock_mode = Clock::Mode::kManual;
     eo.speed = scenario_.speed.value_or(1.0);
+    eo.vertex_answer = scenario_.envelope_answer.value_or(VertexAnswerForm::kBoth);
     eo.seed = options_.seed;
     emu_ = std::make_unique<Emulator>(eo, [] { return int64_t{0}; });
     if (absl::Status st = emu_->Load(scenario_.world, scenario_.text); !st.ok()) {
@@ -271,9 +272,16 @@ class Runner {
         status = response["status"].is_number_integer() ? response["status"].get<int>() : 0;
       }
       subject = absl::StrCat(alias.empty() ? "-" : alias, " (slurm ", user, ")");
-      const json* sb = response.is_object() && response.contains("structuredBody")
-                           ? &response["structuredBody"]
-                           : nullptr;
+      // Slurm's answer: `structuredBody`, else `body` parsed (the scenario may keep one form).
+      json parsed_body;
+      const json* sb = nullptr;
+      if (response.is_object() && response.contains("structuredBody")) {
+        sb = &response["structuredBody"];
+      } else if (response.is_object() && response.contains("body") &&
+                 response["body"].is_string()) {
+        parsed_body = json::parse(response["body"].get<std::string>(), nullptr, false);
+        if (parsed_body.is_object()) sb = &parsed_body;
+      }
       if (status == 200 && sb != nullptr && sb->contains("job_id") &&
           (*sb)["job_id"].is_number_integer()) {
         int64_t job_id = (*sb)["job_id"];

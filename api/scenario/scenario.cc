@@ -68,6 +68,7 @@ class ScenarioReader {
     if (auto seed = r.Int("seed", false, 0)) s.world.seed = static_cast<uint64_t>(*seed);
     if (auto t = r.Time("start_time")) s.world.start_time = *t;
     if (auto clock = r.Object("clock")) ReadClock(*clock, s);
+    if (auto vertex = r.Object("vertex")) ReadVertex(*vertex, s);
     if (auto d = r.Object("defaults")) ReadDefaults(*d, s.world);
     for (auto& rr : r.ObjectArray("regions")) ReadRegion(rr, s.world);
     for (auto& ar : r.ObjectArray("allocations")) ReadAllocation(ar, s.world);
@@ -119,6 +120,16 @@ class ScenarioReader {
         r.Fail("speed", "must be a number > 0 and <= 1000000");
       } else {
         s.speed = *speed;
+      }
+    }
+    r.Finish();
+  }
+
+  void ReadVertex(JsonObjectReader& r, Scenario& s) {
+    if (auto form = r.String("envelope_answer")) {
+      s.envelope_answer = ParseVertexAnswerForm(*form);
+      if (!s.envelope_answer) {
+        r.Fail("envelope_answer", absl::StrCat("expected ", kVertexAnswerFormNames));
       }
     }
     r.Finish();

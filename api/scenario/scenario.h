@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/json_reader.h"
+#include "api/vertex_answer.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {
@@ -34,6 +35,7 @@ struct Scenario {
   WorldConfig world;
   std::optional<Clock::Mode> clock_mode;
   std::optional<double> speed;
+  std::optional<VertexAnswerForm> envelope_answer;  // $.vertex.envelope_answer
   std::vector<TimelineStep> timeline;
   std::string text;  // the file as given
 };

@@ -1,12 +1,15 @@
 // Vertex AI callSlurmRestApi envelope and the OAuth2 token endpoint.
 //
 // Envelope: POST /v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/
-// {cluster}:callSlurmRestApi {"method","path","body"} -> {"status","structuredBody"}.
+// {cluster}:callSlurmRestApi {"method","path","body"} -> {"status","body","structuredBody"}
+// (`body` Slurm's answer as a JSON string, `structuredBody` as an object; one of them only with
+// the scenario's $.vertex.envelope_answer or `serve --envelope-answer`, api/vertex_answer.h).
 // Checks in order: size (1 MB), bearer token, project access / cluster existence, envelope
 // syntax, then the Slurm handlers (api/slurm/handlers.h) run as the principal's Linux user.
 // A slurmrestd plain-text answer (e.g. "Unable to parse query." for a `body` given as a string
 // that is not JSON) comes back as {"status": 400, "body": "Unable to parse query."} with no
-// structuredBody. A path slurmrestd does not serve (its 404/405 texts) is INVALID_ARGUMENT.
+// structuredBody, in every form. A path slurmrestd does not serve (its 404/405 texts) is
+// INVALID_ARGUMENT.
 //
 // OAuth2: POST /token and /oauth2/v4/token (form or JSON). grant_type
 // urn:ietf:params:oauth:grant-type:jwt-bearer: the assertion's payload is decoded WITHOUT
@@ -46,6 +49,30 @@ std::string ClusterResource(const HttpRequest& req) {
   return absl::StrCat("projects/", AV(req.Param("project")), "/locations/",
                       AV(req.Param("location")), "/modelDevelopmentClusters/",
                       AV(req.Param("cluster")));
+}
+
+// The one place the envelope's answer is written. A JSON answer of slurmrestd goes out as
+// `body` (its exact text, as a string) and `structuredBody` (the same document as an object), or
+// one of them (VertexAnswerForm); an empty JSON answer counts as "{}" in both. The documents are
+// our own serialized output: spliced in as they are, not parsed and dumped again (the big GET jobs
+// answers would be built twice). A plain-text answer (slurmrestd's "Unable to parse query.")
+// cannot be an object: it comes back as {"body": text, "status": s} in every form.
+HttpResponse EnvelopeAnswer(const slurm::SlurmResponse& sres, VertexAnswerForm form) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  if (!sres.is_json()) {
+    out.reserve(sres.body.size() + 32);
+    w.Field("body", sres.body).Field("status", sres.status);
+  } else {
+    const std::string_view doc = sres.body.empty() ? std::string_view("{}") : sres.body;
+    out.reserve(2 * doc.size() + 64);
+    w.Field("status", sres.status);
+    if (form != VertexAnswerForm::kStructured) w.Field("body", doc);
+    if (form != VertexAnswerForm::kBody) w.Key("structuredBody").Raw(doc);
+  }
+  w.EndObject();
+  return JsonResponse(200, std::move(out));
 }
 
 HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
@@ -157,19 +184,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
   slurm::SlurmResponse sres = slurm::HandleSlurmRequest(emu, sreq);
   if (!sres.path_served) return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
-  // slurmrestd's JSON answers are our own serialized documents: spliced in as they are, not
-  // parsed and dumped again (the big GET jobs answers would be built twice).
-  std::string out;
-  out.reserve(sres.body.size() + 48);
-  JsonWriter w(out);
-  w.BeginObject();
-  if (sres.is_json()) {
-    w.Field("status", sres.status).Key("structuredBody").Raw(sres.body.empty() ? "{}" : sres.body);
-  } else {
-    w.Field("body", sres.body).Field("status", sres.status);
-  }
-  w.EndObject();
-  return JsonResponse(200, std::move(out));
+  return EnvelopeAnswer(sres, emu.options().vertex_answer);
 }
 
 // ---------------------------------------------------------------------------------------------

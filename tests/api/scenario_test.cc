@@ -216,6 +216,8 @@ TEST(ScenarioErrorTest, EnumsAndRanges) {
             "x.json: $.clock.mode: expected \"manual\" or \"realtime\"");
   EXPECT_EQ(ErrorWith("/clock/speed", 0),
             "x.json: $.clock.speed: must be a number > 0 and <= 1000000");
+  EXPECT_EQ(ErrorWith("/vertex/envelope_answer", "string"),
+            "x.json: $.vertex.envelope_answer: expected \"both\", \"structured\" or \"body\"");
   EXPECT_THAT(ErrorWith("/start_time", "yesterday"),
               HasSubstr("x.json: $.start_time: expected a time"));
   EXPECT_THAT(ErrorWith("/defaults/behaviour/runtime", "soon"),
@@ -401,6 +403,16 @@ TEST(RunnerTest, OutputIsByteIdenticalRunAfterRun) {
   std::string e;
   RunFor(RunnerScenario(), other_seed, &e);
   EXPECT_NE(a, e);
+}
+
+// The runner reads the Slurm submit's job id from either form of the Vertex envelope's answer.
+TEST(RunnerTest, EveryEnvelopeAnswerFormGivesTheSameRun) {
+  std::string both, one;
+  RunFor(RunnerScenario(), {}, &both);
+  for (const char* form : {"both", "structured", "body"}) {
+    EXPECT_EQ(RunFor(RunnerWith("/vertex/envelope_answer", form), {}, &one), 0) << form << one;
+    EXPECT_EQ(one, both) << form;
+  }
 }
 
 TEST(RunnerTest, JsonLinesFormat) {
