@@ -135,25 +135,22 @@ TEST(RequestGuardTest, FetchMetadataCheck) {
 
 TEST(RequestGuardTest, RouterAnswersRefusalsInTheGroupsShape) {
   int handled = 0;
-  RouteGroup shaped;
-  shaped.dialect = "d";
-  shaped.prefix = "/d";
-  shaped.routes.push_back({"POST", "/d/x",
-                           [&](const HttpRequest&) {
-                             ++handled;
-                             return JsonResponse(200, "{}");
-                           },
-                           "d.x"});
+  // A group "/<name>" with one route "<method> /<name>/<route>" labelled "<name>.<route>".
+  auto group = [&handled](std::string name, std::string method, std::string route) {
+    RouteGroup g;
+    g.dialect = name;
+    g.prefix = "/" + name;
+    g.routes.push_back({std::move(method), "/" + name + "/" + route,
+                        [&handled](const HttpRequest&) {
+                          ++handled;
+                          return JsonResponse(200, "{}");
+                        },
+                        name + "." + route});
+    return g;
+  };
+  RouteGroup shaped = group("d", "POST", "x");
   shaped.refused = [](const Refusal& r) { return TextResponse(403, r.header + ": " + r.reason); };
-  RouteGroup plain;
-  plain.dialect = "p";
-  plain.prefix = "/p";
-  plain.routes.push_back({"GET", "/p/y",
-                          [&](const HttpRequest&) {
-                            ++handled;
-                            return JsonResponse(200, "{}");
-                          },
-                          "p.y"});
+  RouteGroup plain = group("p", "GET", "y");
   std::vector<RouteGroup> groups;
   groups.push_back(std::move(shaped));
   groups.push_back(std::move(plain));
