@@ -1,7 +1,7 @@
 """The Cloud.ru Shared-cluster documentation page, step by step, against the default scenario.
 
-Cloud.ru's Shared-cluster page (the documentation the project started from) says: access of an allocation's workspaces to the
-Shared-cluster queue is closed by default; the workspace admin binds the workspace with
+Cloud.ru's Shared-cluster page (the documentation the project started from) says: access of an
+allocation's workspaces to the Shared-cluster queue is closed by default; the workspace admin binds the workspace with
 POST /public/v2/shared-cluster-queues/assign; a job then runs with queue_name "shared-cluster" and
 no allocation_name; with alloc-1 and alloc-2 each having 2 free GPUs, `a100.2gpu.32C.976G` x 2
 workers uses 2 GPUs of each; higher-priority jobs may preempt it. Here that job is preempted,
