@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -189,6 +190,8 @@ int Serve(int argc, char** argv) {
   }
 
   options.journal_requests = !state_file.empty();
+  // Slurm JWTs' exp is judged on the wall clock, as slurmctld's time(NULL).
+  options.unix_seconds = [] { return static_cast<int64_t>(std::time(nullptr)); };
   api::Emulator emulator(options, &WallMs);
   if (absl::Status s = emulator.Load(scenario->world, scenario->text); !s.ok()) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
