@@ -2,12 +2,14 @@
 
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/jwt_hs256.h"
 #include "api/slurm/reply.h"
 #include "api/slurm/routes.h"
 #include "api/slurm/views.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api::slurm {
 
@@ -80,6 +82,24 @@ RestAuthResult VerifyRestAuth(const World& w, int cluster, std::string_view toke
   if (claimed.empty()) claimed = check.jwt.user;
   if (!KnownSlurmUser(*c, check.jwt.user)) return Refused(claimed, "unknown user");
   return ActAs(c, check.jwt.user, user_name);
+}
+
+int FindSlurmClusterConfig(const std::vector<SlurmClusterConfig>& clusters, std::string_view name) {
+  if (name.empty()) return clusters.empty() ? -1 : 0;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    const SlurmClusterConfig& c = clusters[i];
+    if (c.ResourceName() == name || c.name == name || c.slurm_cluster_name == name) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::optional<int64_t> ParseTokenLifespan(std::string_view text) {
+  if (text == "infinite") return kInfiniteTokenLifespan;
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(AV(text), &n) || n <= 0 || n > kInfiniteTokenLifespan) return std::nullopt;
+  return n;
 }
 
 SlurmResponse AuthRefusedAnswer(const Call& call, const SlurmRoute& route) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/http.h"
 #include "api/slurm/handlers.h"
@@ -57,6 +58,13 @@ RestAuthResult VerifyRestAuth(const World& w, int cluster, std::string_view toke
 // Whether `name` is a user slurmctld can resolve on the cluster: root, the SlurmUser or one of
 // the scenario's users.
 bool KnownSlurmUser(const SlurmClusterConfig& c, std::string_view name);
+
+// The index of the cluster named `name` (resource name, short name or slurm_cluster_name; "" = the
+// first), -1 when none: the cluster a token is minted for.
+int FindSlurmClusterConfig(const std::vector<SlurmClusterConfig>& clusters, std::string_view name);
+
+// `scontrol token lifespan=...`: a positive number of seconds or "infinite"; nullopt otherwise.
+std::optional<int64_t> ParseTokenLifespan(std::string_view text);
 
 // The answer of an operation whose RPC failed authentication (SlurmRequest::auth_refused): the
 // endpoint's normal envelope with one error, 511 with 1007 on /slurm (ping: 200 with the
