@@ -1,6 +1,6 @@
 // The Slurm HS256 JWT verifier (api/slurm/jwt_hs256.h) as slurmctld's auth_p_verify judges a
 // token: signature, alg, exp against "now" (inclusive), the user claim, malformed input. Pure
-// functions; this file also builds alone under ASan (see README, Tests).
+// functions only, so this file also runs alone (with jwt_hs256.cc) under ASan+UBSan.
 #include <cstdint>
 #include <string>
 
