@@ -205,7 +205,9 @@ void ReadSlurmAccounting(JsonObjectReader& r, SlurmClusterConfig& c) {
         r.Fail("accounts", absl::StrCat("account \"", a.name, "\" is its own ancestor"));
         break;
       }
-      at = parent_of.find(at)->second;
+      auto up = parent_of.find(at);
+      if (up == parent_of.end()) break;  // an unknown parent: reported at its own account
+      at = up->second;
     }
   }
   Names license_names;

@@ -312,6 +312,9 @@ TEST_F(SlurmAccountingTest, ScenarioAccountingFieldsAreValidated) {
   expect_refused(
       {{"accounts", {{{"name", "a"}, {"parent", "b"}}, {{"name", "b"}, {"parent", "a"}}}}},
       "accounts", "its own ancestor");
+  expect_refused(
+      {{"accounts", {{{"name", "a"}, {"parent", "b"}}, {{"name", "b"}, {"parent", "nope"}}}}},
+      "accounts", "account \"b\" has unknown parent \"nope\"");
   expect_refused({{"accounts", {{{"name", "root"}}}}}, "accounts[0].name", "root account");
   expect_refused({{"accounts", {{{"name", "a"}, {"qos", {"gold"}}}}}}, "accounts[0].qos",
                  "unknown QOS \"gold\"");
