@@ -86,6 +86,19 @@ def main():
                            "openapi_slurmdbd_stats_resp", "openapi_licenses_resp",
                            "openapi_shares_resp"):
                 check(needed in seen, "%s: an answer validated as %s" % (world, needed))
+        # Through the Vertex envelope: the same handlers, the same shapes.
+        envelope = ("/v1beta1/projects/demo-project/locations/us-central1/"
+                    "modelDevelopmentClusters/demo-cluster:callSlurmRestApi")
+        for v in VERSIONS:
+            for path in ("/slurmdb/%s/associations" % v, "/slurmdb/%s/qos/gpu" % v,
+                         "/slurm/%s/shares" % v):
+                r = s.post(srv.base_url + envelope, json={"method": "HTTP_METHOD_GET", "path": path},
+                           headers={"Authorization": "Bearer demo-token"})
+                check.eq(r.status_code, 200, "envelope " + path)
+                out = r.json()
+                check.eq(out.get("status"), 200, "envelope status " + path)
+                name, errs = contracts[v].errors("GET", path, out.get("structuredBody"))
+                check(not errs, "envelope %s (%s): %s" % (path, name, errs[:5]))
         # The rich world's values reached the answers (the contract alone would pass on []).
         r = s.get(srv.base_url + "/slurmdb/v0.0.44/qos/gpu", headers=headers).json()
         check.eq([q["name"] for q in r["qos"]], ["gpu"], "qos/gpu found")
