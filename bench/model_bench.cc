@@ -54,7 +54,7 @@ WorldConfig ClusterConfig(int nodes) {
   spot.priority_tier = 1;
   spot.preempt_mode = PreemptMode::kRequeue;
   cl.partitions = {std::move(batch), std::move(spot)};
-  cl.users = {SlurmUserConfig{"u", 1000, 1000, "default"}};
+  cl.users = {SlurmUserConfig{"u", 1000, 1000, "default", {}, "None"}};
   c.clusters.push_back(std::move(cl));
   return c;
 }

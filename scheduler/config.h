@@ -83,7 +83,58 @@ struct SlurmUserConfig {
   std::string name;
   int uid = 1000;
   int gid = 1000;
-  std::string account = "default";
+  std::string account = "default";    // the default account (sacctmgr DefaultAccount)
+  std::vector<std::string> accounts;  // further accounts the user has an association in
+  std::string admin_level = "None";   // "None", "Operator" or "Administrator"
+};
+
+// The accounting database of a cluster beside its fresh contents (the root account, the root
+// user, the normal QOS): what `sacctmgr add account/qos` would have added. The model does not
+// schedule by them; the /slurmdb views show them.
+// One TRES of a limit: "cpu=128" is {"cpu", 128}, "gres/gpu=8" {"gres/gpu", 8}; mem in MB.
+struct TresCount {
+  std::string name;
+  int64_t count = 0;
+};
+
+struct SlurmAccountConfig {
+  std::string name;
+  std::string description;       // "" = the name (sacctmgr's default)
+  std::string organization;      // "" = the parent, or the name itself when the parent is root
+  std::string parent = "root";   // parent account
+  std::vector<std::string> qos;  // QOS its associations may use; empty = the parent's list
+};
+
+// A QOS; unset limits are -1, kNever or empty.
+struct SlurmQosConfig {
+  std::string name;
+  std::string description;  // "" = the name; "normal" defaults to "Normal QOS default"
+  int64_t priority = 0;
+  std::vector<std::string> flags;         // Slurm's QOS flag names ("OVERRIDE_PARTITION_QOS", ...)
+  int64_t grp_jobs = -1;                  // GrpJobs: limits.max.active_jobs.count
+  int64_t grp_jobs_accrue = -1;           // GrpJobsAccrue: limits.max.active_jobs.accruing
+  int64_t max_jobs_per_user = -1;         // MaxJobsPU: max.jobs.active_jobs.per.user
+  int64_t max_jobs_per_account = -1;      // MaxJobsPA: max.jobs.active_jobs.per.account
+  int64_t max_submit_jobs_per_user = -1;  // MaxSubmitJobsPU: max.jobs.per.user
+  int64_t max_submit_jobs_per_account = -1;     // MaxSubmitJobsPA: max.jobs.per.account
+  std::vector<TresCount> grp_tres;              // GrpTRES: max.tres.total
+  std::vector<TresCount> max_tres_per_job;      // MaxTRES: max.tres.per.job
+  std::vector<TresCount> max_tres_per_node;     // MaxTRESPerNode: max.tres.per.node
+  std::vector<TresCount> max_tres_per_user;     // MaxTRESPU: max.tres.per.user
+  std::vector<TresCount> max_tres_per_account;  // MaxTRESPA: max.tres.per.account
+  std::vector<TresCount> min_tres_per_job;      // MinTRES: min.tres.per.job
+  TimeMs max_wall = kNever;                     // MaxWall: max.wall_clock.per.job
+  TimeMs grp_wall = kNever;                     // GrpWall: max.wall_clock.per.qos
+  TimeMs grace_time = 0;
+  std::vector<std::string> preempt;  // QOS this one may preempt
+  std::string preempt_mode;          // "" = DISABLED, else SUSPEND, REQUEUE, CANCEL, GANG
+  double usage_factor = 1.0;
+};
+
+// A cluster license (slurm.conf Licenses=name:count).
+struct LicenseConfig {
+  std::string name;
+  int64_t count = 0;
 };
 
 struct SlurmClusterConfig {
@@ -94,6 +145,9 @@ struct SlurmClusterConfig {
   std::vector<SlurmNodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
   std::vector<SlurmUserConfig> users;
+  std::vector<SlurmAccountConfig> accounts;  // beside root and the accounts users name
+  std::vector<SlurmQosConfig> qos;           // beside (or replacing) "normal"
+  std::vector<LicenseConfig> licenses;
   int64_t first_job_id = 1;
   TimeMs requeue_delay = FromSeconds(120);  // BeginTime after a requeue (cred_expire)
   TimeMs epilog_time = FromSeconds(1);      // COMPLETING duration

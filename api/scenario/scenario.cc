@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/scenario/slurm_accounting.h"
 #include "api/scenario/timeline.h"
 #include "scheduler/instance_type.h"
 
@@ -342,10 +343,12 @@ class ScenarioReader {
       u.gid = u.uid;
       if (auto gid = ur.Int("gid", false, 0, 4294967294)) u.gid = static_cast<int>(*gid);
       u.account = ur.StringOr("account", u.account);
+      ReadSlurmUserAccounting(ur, u);
       Unique(ur, user_names, "name", u.name, "user");
       ur.Finish();
       c.users.push_back(std::move(u));
     }
+    ReadSlurmAccounting(r, c);
     if (auto f = r.Int("first_job_id", false, 1, 67108863)) c.first_job_id = *f;
     if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;

@@ -58,6 +58,8 @@ std::string SlurmStrerror(int error_number) {
       return "Unable to convert Data type";
     case kEslurmDataExpectedDict:
       return "Data parser expected a dictionary or object";
+    case kEslurmDataAmbiguousQuery:
+      return "Request matched more than one object to be queried";
     default:
       return absl::StrCat("Unknown error ", error_number);
   }
@@ -215,6 +217,13 @@ SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_t
   return {absl::StrCat("Ignoring unknown field \"", AV(field), "\" of type ", AV(json_type), " in ",
                        AV(parser)),
           std::string(source)};
+}
+SlurmWarning WarningDbQueryFoundNothing(std::string_view func, std::string_view caller) {
+  return {absl::StrCat(AV(func), "(0x5620c8d3a1c0) found nothing"), std::string(caller)};
+}
+SlurmError ErrorAmbiguousAssociation() {
+  return {kEslurmDataAmbiguousQuery,
+          "Ambiguous request: More than 1 association would have been dumped.", "_dump_assoc_cond"};
 }
 SlurmWarning WarningExpectedArrayGotObject(std::string_view source) {
   return {

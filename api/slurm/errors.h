@@ -41,6 +41,7 @@ inline constexpr int kEslurmRestInvalidQuery = 9000;
 inline constexpr int kEslurmRestFailParsing = 9001;
 inline constexpr int kEslurmDataConvFailed = 9202;
 inline constexpr int kEslurmDataExpectedDict = 9209;
+inline constexpr int kEslurmDataAmbiguousQuery = 9211;
 
 // slurm_strerror() for the numbers above ("Unknown error N" otherwise).
 std::string SlurmStrerror(int error_number);
@@ -84,6 +85,12 @@ SlurmError ErrorInvalidQueryParameter(std::string_view name, std::string_view ra
 // ---- nodes / partitions ----
 SlurmError ErrorUnableToFindPartition(std::string_view name);  // 9000 -> 422
 SlurmError ErrorFailureToQueryNode(std::string_view name);     // 2018 -> 500
+
+// ---- accounting views (/slurmdb accounts, associations, qos, users, clusters) ----
+// db_query_list() on an empty result: 200 with "<func>(0x…) found nothing" from `caller`.
+SlurmWarning WarningDbQueryFoundNothing(std::string_view func, std::string_view caller);
+// GET association/ matching more than one association (9211 -> 500).
+SlurmError ErrorAmbiguousAssociation();
 
 // ---- fault injection (control API) ----
 // The error of a fault rule: error_number 1007 (SLURM_PROTOCOL_AUTHENTICATION_ERROR) with the

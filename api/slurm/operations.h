@@ -17,6 +17,23 @@ SlurmResponse CancelJob(const Call& call);  // DELETE job/{job_id}
 // accounting.cc
 SlurmResponse GetDbJobs(const Call& call);  // GET /slurmdb job/{job_id}, GET /slurmdb jobs
 
+// accounting_views.cc
+SlurmResponse GetAccounts(const Call& call);         // GET accounts, account/{account_name}
+SlurmResponse GetAssociationList(const Call& call);  // GET associations
+SlurmResponse GetAssociation(const Call& call);      // GET association (exactly one)
+SlurmResponse GetUsers(const Call& call);            // GET users, user/{name}
+SlurmResponse GetQos(const Call& call);              // GET qos, qos/{qos}
+
+// slurmdb_info.cc
+SlurmResponse GetClusters(const Call& call);  // GET clusters, cluster/{cluster_name}
+SlurmResponse GetTres(const Call& call);      // GET tres
+SlurmResponse GetDbConfig(const Call& call);  // GET /slurmdb config
+SlurmResponse GetDbDiag(const Call& call);    // GET /slurmdb diag
+
+// shares.cc
+SlurmResponse GetLicenses(const Call& call);  // GET licenses
+SlurmResponse GetShares(const Call& call);    // GET shares
+
 // cluster_info.cc
 SlurmResponse GetNodes(const Call& call);       // GET node/{node_name}, GET nodes
 SlurmResponse GetPartitions(const Call& call);  // GET partition/{partition_name}, GET partitions

@@ -41,6 +41,21 @@ constexpr SlurmRoute kRoutes[] = {
     {"GET", "/slurm/{version}/diag", "slurm.diag.get", &Diag},
     {"GET", "/slurmdb/{version}/job/{job_id}", "slurmdb.job.get", &GetDbJobs},
     {"GET", "/slurmdb/{version}/jobs", "slurmdb.jobs.get", &GetDbJobs},
+    {"GET", "/slurm/{version}/licenses", "slurm.licenses.get", &GetLicenses},
+    {"GET", "/slurm/{version}/shares", "slurm.shares.get", &GetShares},
+    {"GET", "/slurmdb/{version}/accounts", "slurmdb.accounts.get", &GetAccounts},
+    {"GET", "/slurmdb/{version}/account/{account_name}", "slurmdb.account.get", &GetAccounts},
+    {"GET", "/slurmdb/{version}/associations", "slurmdb.associations.get", &GetAssociationList},
+    {"GET", "/slurmdb/{version}/association", "slurmdb.association.get", &GetAssociation},
+    {"GET", "/slurmdb/{version}/users", "slurmdb.users.get", &GetUsers},
+    {"GET", "/slurmdb/{version}/user/{name}", "slurmdb.user.get", &GetUsers},
+    {"GET", "/slurmdb/{version}/qos", "slurmdb.qos.get", &GetQos},
+    {"GET", "/slurmdb/{version}/qos/{qos}", "slurmdb.qos.one.get", &GetQos},
+    {"GET", "/slurmdb/{version}/clusters", "slurmdb.clusters.get", &GetClusters},
+    {"GET", "/slurmdb/{version}/cluster/{cluster_name}", "slurmdb.cluster.get", &GetClusters},
+    {"GET", "/slurmdb/{version}/tres", "slurmdb.tres.get", &GetTres},
+    {"GET", "/slurmdb/{version}/config", "slurmdb.config.get", &GetDbConfig},
+    {"GET", "/slurmdb/{version}/diag", "slurmdb.diag.get", &GetDbDiag},
 };
 
 }  // namespace

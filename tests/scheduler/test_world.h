@@ -153,7 +153,8 @@ inline WorldConfig SlurmConfig(int nodes = 4) {
   cl.partitions.push_back(part("batch", 5, PreemptMode::kRequeue, false));
   cl.partitions.push_back(part("high", 10, PreemptMode::kOff, false));
   cl.partitions.push_back(part("cancelme", 1, PreemptMode::kCancel, false));
-  cl.users = {{"alice", 1000, 1000, "default"}, {"bob", 1001, 1001, "default"}};
+  cl.users = {{"alice", 1000, 1000, "default", {}, "None"},
+              {"bob", 1001, 1001, "default", {}, "None"}};
   c.clusters.push_back(cl);
   return c;
 }
