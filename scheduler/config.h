@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scheduler/behaviour.h"
+#include "scheduler/reservations.h"
 #include "scheduler/types.h"
 
 namespace schedemu {
@@ -95,9 +96,10 @@ struct SlurmClusterConfig {
   std::vector<PartitionConfig> partitions;
   std::vector<SlurmUserConfig> users;
   int64_t first_job_id = 1;
-  TimeMs requeue_delay = FromSeconds(120);  // BeginTime after a requeue (cred_expire)
-  TimeMs epilog_time = FromSeconds(1);      // COMPLETING duration
-  TimeMs min_job_age = FromSeconds(300);    // finished jobs leave the live view after this
+  TimeMs requeue_delay = FromSeconds(120);      // BeginTime after a requeue (cred_expire)
+  TimeMs epilog_time = FromSeconds(1);          // COMPLETING duration
+  TimeMs min_job_age = FromSeconds(300);        // finished jobs leave the live view after this
+  std::vector<ReservationConfig> reservations;  // scheduler/reservations.h
   // "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster"
   std::string ResourceName() const;
 };
