@@ -180,6 +180,7 @@ absl::Status Reservations::Create(World& w, int ci, ReservationConfig c) {
   std::sort(nodes.begin(), nodes.end());
   Reservation r;
   r.id = cl.next_reservation_id++;
+  r.named_nodes = !c.nodes.empty();
   r.nodes = nodes;
   c.nodes.clear();
   for (NodeIndex n : nodes) c.nodes.push_back(w.nodes_[n].name);

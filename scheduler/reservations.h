@@ -54,6 +54,7 @@ struct Reservation {
   int64_t id = 0;            // unique in its cluster, never reused (the timers name it)
   std::vector<int> nodes;    // NodeIndex of the reserved nodes (sorted)
   bool active = false;       // start <= now < end (its start timer fired)
+  bool named_nodes = false;  // created with named nodes (Slurm's SPEC_NODES), else a node count
 
   bool Has(uint32_t flag) const { return (config.flags & flag) != 0; }
 };

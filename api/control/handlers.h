@@ -49,6 +49,11 @@ HttpResponse GetFault(Emulator& emu, const HttpRequest& req);
 HttpResponse DeleteFault(Emulator& emu, const HttpRequest& req);
 HttpResponse DeleteAllFaults(Emulator& emu, const HttpRequest& req);
 
+// Slurm advance reservations (reservation_routes.cc).
+HttpResponse ListReservations(Emulator& emu, const HttpRequest& req);
+HttpResponse PostReservation(Emulator& emu, const HttpRequest& req);
+HttpResponse DeleteReservation(Emulator& emu, const HttpRequest& req);
+
 // The event log and the metrics (event_routes.cc).
 HttpResponse GetEvents(Emulator& emu, const HttpRequest& req);
 HttpResponse StreamEvents(Emulator& emu, const HttpRequest& req);

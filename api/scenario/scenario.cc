@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/scenario/reservation_config.h"
 #include "api/scenario/timeline.h"
 #include "scheduler/instance_type.h"
 
@@ -346,6 +347,10 @@ class ScenarioReader {
     if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
+    for (auto& rr : r.ObjectArray("reservations")) {
+      c.reservations.push_back(ReadReservation(rr, w.start_time));
+      rr.Finish();
+    }
     r.Finish();
     if (r.ok() && !cluster_names_
                        .insert(absl::StrCat("projects/", c.project, "/locations/", c.location,

@@ -38,6 +38,9 @@ constexpr SlurmRoute kRoutes[] = {
     {"GET", "/slurm/{version}/partition/{partition_name}", "slurm.partition.get", &GetPartitions},
     {"GET", "/slurm/{version}/ping", "slurm.ping.get", &Ping},
     {"GET", "/slurm/{version}/diag", "slurm.diag.get", &Diag},
+    {"GET", "/slurm/{version}/reservations", "slurm.reservations.get", &GetReservations},
+    {"GET", "/slurm/{version}/reservation/{reservation_name}", "slurm.reservation.get",
+     &GetReservations},
     {"GET", "/slurmdb/{version}/job/{job_id}", "slurmdb.job.get", &GetDbJobs},
     {"GET", "/slurmdb/{version}/jobs", "slurmdb.jobs.get", &GetDbJobs},
 };
