@@ -4,7 +4,7 @@
 // the right reason), in the event log.
 #include <unistd.h>
 
-#include <cstdlib>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -78,8 +78,7 @@ TEST_F(SlurmReservationTest, ViewsInEveryVersionAndUnknownIs422) {
     EXPECT_EQ(r["users"], "demo");
     EXPECT_EQ(r["accounts"], "");
     EXPECT_EQ(r["flags"], Json::array({"SPEC_NODES"}));
-    EXPECT_EQ(r["start_time"],
-              (Json{{"set", true}, {"infinite", false}, {"number", 1767225600}}));
+    EXPECT_EQ(r["start_time"], (Json{{"set", true}, {"infinite", false}, {"number", 1767225600}}));
     EXPECT_EQ(r["end_time"], (Json{{"set", false}, {"infinite", true}, {"number", 0}}));
     EXPECT_EQ(r["tres"], "cpu=416");
     SlurmAnswer one = c.Call("GET", std::string("/slurm/") + v + "/reservation/train");
@@ -126,10 +125,12 @@ TEST_F(SlurmReservationTest, JobsNamingItRunInsideOthersWait) {
 
 TEST_F(SlurmReservationTest, ControlApiCreatesListsAndDeletes) {
   const std::string base = "/emulator/v1/clusters/demo-cluster/reservations";
-  HttpClientResponse created = server_.Json(
-      "POST", base,
-      {{"name", "maint"}, {"nodes", {"a3-[0-1]"}}, {"users", {"root"}},
-       {"flags", {"MAINT", "IGNORE_JOBS"}}, {"duration", "1h"}});
+  HttpClientResponse created = server_.Json("POST", base,
+                                            {{"name", "maint"},
+                                             {"nodes", {"a3-[0-1]"}},
+                                             {"users", {"root"}},
+                                             {"flags", {"MAINT", "IGNORE_JOBS"}},
+                                             {"duration", "1h"}});
   ASSERT_EQ(created.status, 201) << Describe(created);
   Json c = ParseBody(created);
   EXPECT_EQ(c["name"], "maint");
@@ -138,8 +139,9 @@ TEST_F(SlurmReservationTest, ControlApiCreatesListsAndDeletes) {
   EXPECT_EQ(c["active"], true);
   EXPECT_EQ(c["end"], "2026-01-01T01:00:00Z");
 
-  HttpClientResponse dup = server_.Json("POST", base, {{"name", "maint"}, {"node_count", 1},
-                                                       {"users", {"root"}}, {"flags", {"OVERLAP"}}});
+  HttpClientResponse dup = server_.Json(
+      "POST", base,
+      {{"name", "maint"}, {"node_count", 1}, {"users", {"root"}}, {"flags", {"OVERLAP"}}});
   EXPECT_EQ(dup.status, 409) << Describe(dup);
   HttpClientResponse overlap =
       server_.Json("POST", base, {{"name", "x"}, {"nodes", {"a3-0"}}, {"users", {"root"}}});
@@ -161,8 +163,13 @@ TEST_F(SlurmReservationTest, ControlApiCreatesListsAndDeletes) {
   EXPECT_EQ(j["state_reason"], "ReqNodeNotAvail, Reserved for maintenance");
   SlurmAnswer view = other.Call("GET", "/slurm/v0.0.44/reservation/maint");
   ASSERT_EQ(view.status, 200) << view.raw;
-  EXPECT_EQ(view.body["reservations"][0]["flags"], Json::array({"MAINT", "IGNORE_JOBS",
-                                                                "SPEC_NODES"}));
+  EXPECT_EQ(view.body["reservations"][0]["flags"],
+            Json::array({"MAINT", "IGNORE_JOBS", "SPEC_NODES"}));
+
+  SlurmAnswer node = other.Call("GET", "/slurm/v0.0.42/node/a3-0");
+  ASSERT_EQ(node.status, 200) << node.raw;
+  EXPECT_EQ(node.body["nodes"][0]["reservation"], "maint");
+  EXPECT_EQ(node.body["nodes"][0]["state"], Json::array({"IDLE", "MAINTENANCE", "RESERVED"}));
 
   HttpClientResponse del = server_.Json("DELETE", base + "/maint");
   EXPECT_EQ(del.status, 200) << Describe(del);
