@@ -29,7 +29,7 @@ int ClusterByName(const World& w, std::string_view name) {
   return -1;
 }
 
-HttpResponse UnknownCluster(std::string_view name) {
+HttpResponse UnknownCluster(const std::string& name) {
   return ControlError(404, "cluster", absl::StrCat("unknown cluster \"", name, "\""));
 }
 
