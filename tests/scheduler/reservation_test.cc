@@ -31,7 +31,7 @@ std::vector<std::string> EventKinds(const World& w) {
   std::vector<std::string> out;
   for (const Event& e : w.events()) {
     if (std::string(EventKindName(e.kind)).starts_with("reservation")) {
-      out.push_back(absl::StrCat(EventKindName(e.kind), ":", e.subject));
+      out.push_back(std::string(EventKindName(e.kind)) + ":" + e.subject);
     }
   }
   return out;
