@@ -101,7 +101,9 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     Job& j = JobIndexes::JobAt(w, it->id);
     ++it;
-    if (advance_resv) {
+    // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
+    const bool resv_rules = advance_resv || !j.request.reservation.empty();
+    if (resv_rules) {
       if (std::optional<std::string_view> why = Reservations::Waiting(w, j)) {
         SetReason(j, *why);
         continue;
@@ -130,7 +132,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       ++version;
     }
     const std::optional<Shape> plain =
-        advance_resv ? std::nullopt : Scheduling::ShapeOf(w, j, false);
+        resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
     std::optional<Shape> key = plain;
     if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
     if (key && failed.contains(*key)) {
