@@ -180,7 +180,8 @@ TEST_F(SlurmReservationTest, ControlApiCreatesListsAndDeletes) {
   HttpClientResponse events = server_.Json("GET", "/emulator/v1/events");
   ASSERT_EQ(events.status, 200);
   std::string kinds;
-  for (const Json& e : ParseBody(events)["events"]) {
+  const Json log = ParseBody(events);
+  for (const Json& e : log["events"]) {
     const std::string k = e.value("kind", "");
     if (k.rfind("reservation", 0) == 0) kinds += k + ":" + e.value("subject", "") + " ";
   }
