@@ -131,8 +131,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       Lifecycle::ClearReservation(w, j.id);
       ++version;
     }
-    const std::optional<Shape> plain =
-        resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
+    const std::optional<Shape> plain = resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
     std::optional<Shape> key = plain;
     if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
     if (key && failed.contains(*key)) {
