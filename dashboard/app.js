@@ -415,9 +415,20 @@ function renderCapacity(s) {
       h("div", { class: "allocs" }, h("div", { class: "alloc" },
         h("div", { class: "alloc-head" }, h("b", {}, "partitions"),
           h("span", { class: "alloc-stats" }, c.partitions.map((p) => `${p.name} ${p.gpus.used}/${p.gpus.total}`).join(" · "))),
+        reservationRows(c.reservations || []),
         c.nodes.map((n) => nodes.get(n)).filter(Boolean).map((n) => nodeRow(n, byId))))));
   }
   root.replaceChildren(frag);
+}
+
+// A Slurm cluster's advance reservations: name, nodes, window, flags, users/accounts.
+function reservationRows(list) {
+  if (!list.length) return null;
+  return h("ul", { class: "reservations" }, list.map((r) =>
+    h("li", { "data-reservation": r.name, class: r.active ? "active" : "future" },
+      h("b", {}, r.name), " ", r.node_list, " · ", r.active ? "active" : `from ${r.start}`,
+      r.end ? ` until ${r.end}` : "", r.flags.length ? ` · ${r.flags.join(",")}` : "",
+      h("span", { class: "muted" }, ` · ${[...r.users, ...r.accounts].join(",")}`))));
 }
 
 function pendingList(ids, byId) {

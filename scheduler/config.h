@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scheduler/behaviour.h"
+#include "scheduler/reservations.h"
 #include "scheduler/types.h"
 
 namespace schedemu {
@@ -156,6 +157,7 @@ struct SlurmClusterConfig {
   // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
   std::string jwt_key;
   std::string slurm_user = "slurm";
+  std::vector<ReservationConfig> reservations;  // scheduler/reservations.h
   // "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster"
   std::string ResourceName() const;
 };

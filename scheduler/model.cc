@@ -52,6 +52,14 @@ std::string_view EventKindName(EventKind k) {
       return "purged";
     case EventKind::kNote:
       return "note";
+    case EventKind::kReservationCreated:
+      return "reservation_created";
+    case EventKind::kReservationStarted:
+      return "reservation_started";
+    case EventKind::kReservationEnded:
+      return "reservation_ended";
+    case EventKind::kReservationDeleted:
+      return "reservation_deleted";
   }
   return "note";
 }

@@ -78,6 +78,8 @@ struct SlurmCluster {
   std::vector<NodeIndex> nodes;
   std::vector<Partition> partitions;
   int64_t next_job_id = 1;
+  std::vector<Reservation> reservations;  // live ones, creation order (scheduler/reservations.cc)
+  int64_t next_reservation_id = 1;
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
@@ -139,6 +141,8 @@ struct JobRequest {
   bool hold = false;
   TimeMs begin_time = 0;
   std::vector<std::string> required_nodes, excluded_nodes;
+  std::string account;      // "" = the user's default account
+  std::string reservation;  // "" = none (scheduler/reservations.h)
   // Both
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
@@ -226,6 +230,10 @@ enum class EventKind {
   kFaultFired,  // recorded by the api layer through RecordEvent
   kPurged,      // left the live view (MinJobAge)
   kNote,
+  kReservationCreated,  // Slurm reservations (scheduler/reservations.cc): subject its name
+  kReservationStarted,
+  kReservationEnded,
+  kReservationDeleted,
 };
 std::string_view EventKindName(EventKind k);  // "submitted", "started", ...
 

@@ -289,6 +289,34 @@ absl::Status UnknownRule(std::string_view rule_id) {
   return NotFound(kNotFound, Reason::kInvalidArgument, "rule", rule_id).Subject(rule_id);
 }
 
+absl::Status UnknownReservation(std::string_view name) {
+  return NotFound(kNotFound, Reason::kReservationInvalid, "Reservation", name).Subject(name);
+}
+
+absl::Status DuplicateReservation(std::string_view name) {
+  return Error(absl::StatusCode::kAlreadyExists, Reason::kReservationInvalid,
+               absl::StrCat("Reservation '", AV(name), "' already exists"))
+      .Subject(name);
+}
+
+absl::Status ReservationAccessDenied(std::string_view name, std::string_view user) {
+  return Error(kDenied, Reason::kReservationAccess,
+               absl::StrCat("User '", AV(user), "' may not use reservation '", AV(name), "'"))
+      .Subject(name);
+}
+
+absl::Status ReservationOverlap(std::string_view other) {
+  return Error(kPrecondition, Reason::kReservationOverlap,
+               absl::StrCat("The reservation overlaps reservation '", AV(other), "'"))
+      .Subject(other);
+}
+
+absl::Status ReservationNodesBusy(std::string_view node) {
+  return Error(kPrecondition, Reason::kReservationNodesBusy,
+               absl::StrCat("Node '", AV(node), "' runs a job into the reservation's window"))
+      .Subject(node);
+}
+
 }  // namespace model_errors
 
 }  // namespace schedemu

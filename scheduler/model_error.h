@@ -43,6 +43,10 @@ enum class Reason {
   kTransitionStateNoUpdate,  // 2020 "Job can not be altered now, try again later"
   kUnknownCluster,
   kUnknownUser,
+  kReservationInvalid,    // 2053 "Requested reservation is invalid" (unknown or duplicate name)
+  kReservationAccess,     // 2052 "Access denied to requested reservation"
+  kReservationOverlap,    // 2058 "Requested reservation overlaps with another reservation"
+  kReservationNodesBusy,  // 2016 "Requested nodes are busy"
   // Both / control plane
   kUnknownNode,
   kInvalidArgument,  // generic bad value; message names the field
@@ -129,6 +133,19 @@ absl::Status TooFewGpusToTake(std::string_view allocation, int available);
 // kFailedPrecondition, subject, gpus: the allocation's GPUs taken by other tenants.
 absl::Status TooFewGpusToReturn(std::string_view allocation, int taken);
 absl::Status UnknownRule(std::string_view rule_id);  // kInvalidArgument (NotFound), subject
+
+// ---- Slurm reservations (scheduler/reservations.cc) ----
+// kReservationInvalid (NotFound), subject: no reservation of that name in the cluster.
+absl::Status UnknownReservation(std::string_view name);
+// kReservationInvalid (AlreadyExists), subject: the name is taken.
+absl::Status DuplicateReservation(std::string_view name);
+// kReservationAccess (PermissionDenied), subject: the reservation; neither the user nor the
+// account is one of its users/accounts.
+absl::Status ReservationAccessDenied(std::string_view name, std::string_view user);
+// kReservationOverlap (FailedPrecondition), subject: the other reservation.
+absl::Status ReservationOverlap(std::string_view other);
+// kReservationNodesBusy (FailedPrecondition), subject: a node running a job into the window.
+absl::Status ReservationNodesBusy(std::string_view node);
 
 }  // namespace model_errors
 

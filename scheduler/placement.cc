@@ -182,7 +182,7 @@ std::vector<std::vector<int>> Placement::SharedGroups(const World& w, std::strin
   return groups;
 }
 
-PlaceSpec Placement::SlurmSpec(const World& w, const Job& j) {
+PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservations) {
   PlaceSpec base;
   base.workers = j.request.workers;
   base.gpus = j.request.gpus_per_worker;
@@ -197,6 +197,9 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j) {
   for (const std::string& n : j.request.excluded_nodes) {
     int i = w.FindNode(n);
     if (i >= 0) base.excluded.insert(i);
+  }
+  if (with_reservations && !w.clusters_[j.cluster].reservations.empty()) {
+    Reservations::Constrain(w, j, base);
   }
   return base;
 }

@@ -5,7 +5,10 @@
 // A blocked job tries preemption first (preemption.cc); a preemptor waiting for its victims'
 // epilog keeps its reserved nodes. Reasons: None at submit (until the first pass), Resources
 // (does not fit now), Priority (fits but a higher job's reservation is in the way, or the scan
-// did not reach it), BeginTime (not eligible yet), JobHeldUser (held).
+// did not reach it), BeginTime (not eligible yet), JobHeldUser (held). In a cluster with advance
+// reservations (reservations.cc) jobs are not grouped by shape, a job waiting for its reservation
+// is skipped (Reservation, ReservationDeleted), placement honours the reservations and a job they
+// keep out waits with Reservation or "ReqNodeNotAvail, Reserved for maintenance".
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
@@ -93,10 +96,19 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
   bool blocked = false;
   int scanned = 0;
   std::optional<Reservation> res;
+  const bool advance_resv = !w.clusters_[cluster].reservations.empty();
   for (auto it = pending.begin(); it != pending.end();) {
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     Job& j = JobIndexes::JobAt(w, it->id);
     ++it;
+    // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
+    const bool resv_rules = advance_resv || !j.request.reservation.empty();
+    if (resv_rules) {
+      if (std::optional<std::string_view> why = Reservations::Waiting(w, j)) {
+        SetReason(j, *why);
+        continue;
+      }
+    }
     // A preemptor waiting for its victims' epilog.
     if (!w.ix_.reservations.empty() && w.ix_.reservations.count(j.id)) {
       PlaceSpec s = Placement::SlurmSpec(w, j);
@@ -119,7 +131,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       Lifecycle::ClearReservation(w, j.id);
       ++version;
     }
-    const std::optional<Shape> plain = Scheduling::ShapeOf(w, j, false);
+    const std::optional<Shape> plain = resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
     std::optional<Shape> key = plain;
     if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
     if (key && failed.contains(*key)) {
@@ -180,7 +192,9 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       memo->preempt_failed = true;
     }
     bool fits_now = res.has_value() && fits().has_value();
-    SetReason(j, fits_now ? "Priority" : "Resources");
+    std::string_view why = fits_now ? "Priority" : "Resources";
+    if (!fits_now && advance_resv) why = Reservations::BlockedReason(w, j).value_or(why);
+    SetReason(j, why);
     if (!res) res = ComputeReservation(w, j, s());
     if (key) failed.insert(*key);
     blocked = true;

@@ -102,6 +102,9 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   } else {
     limit = part.config.default_time != kNever ? part.config.default_time : part.config.max_time;
   }
+  if (!r.reservation.empty()) {
+    if (absl::Status st = Reservations::CheckAccess(*this, ci, r); !st.ok()) return st;
+  }
   const int64_t slurm_id = clusters_[ci].next_job_id++;
   Job& j = Submission::NewJob(*this, std::move(r));
   j.name = j.request.name;

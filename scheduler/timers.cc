@@ -16,6 +16,10 @@
 namespace schedemu {
 
 void Timers::Fire(World& w, const TimedEvent& ev) {
+  if (ev.kind == TimerKind::kReservationStart || ev.kind == TimerKind::kReservationEnd) {
+    Reservations::Fire(w, ev);
+    return;
+  }
   auto it = w.jobs_.find(ev.job);
   if (it == w.jobs_.end()) {
     // A released terminal job (Retention::keep_terminal_jobs = false): its MinJobAge purge

@@ -17,6 +17,9 @@ enum class TimerKind : int {
   kRestartPending = 3,  // Cloud.ru: Restarting -> Pending
   kEligible = 4,        // Slurm: BeginTime reached
   kPurge = 5,           // Slurm MinJobAge: a terminal job leaves the live view
+  // Slurm reservations: `job` is the cluster index << 32 | the reservation id, generation 0.
+  kReservationStart = 6,
+  kReservationEnd = 7,
 };
 
 struct TimedEvent {

@@ -138,6 +138,12 @@ class World {
   // Cancel (signal 9) or signal a job as `user`. PermissionDenied/kAccessDenied for another
   // user's job; kJobAlreadyFinished / kTransitionStateNoUpdate per the digest.
   absl::Status SignalSlurmJob(int cluster, int64_t slurm_job_id, std::string_view user, int signal);
+  // Advance reservations of cluster `cluster` (index), scheduler/reservations.h: creating one
+  // validates it, sets its start/end timers and runs the scheduling pass; deleting one
+  // (kReservationInvalid when unknown) too. The live ones: clusters()[cluster].reservations.
+  absl::Status CreateReservation(int cluster, ReservationConfig config);
+  absl::Status DeleteReservation(int cluster, std::string_view name);
+  const Reservation* FindReservation(int cluster, std::string_view name) const;  // nullptr: none
 
   // ---- control plane (both dialects) ----
   // Each of these runs the scheduling pass before returning (capacity changes take effect at
@@ -216,6 +222,7 @@ class World {
   friend struct Timers;             // timers.cc: timers firing
   friend struct Submission;         // submit.cc: new jobs and their behaviour
   friend struct ControlOps;         // control_nodes.cc, control_jobs.cc: control plane
+  friend struct Reservations;       // reservations.cc: Slurm advance reservations
 
   WorldConfig config_;
   Clock clock_;

@@ -242,6 +242,16 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
       w.clusters_[ci].partitions.push_back(std::move(p));
     }
   }
+  // Slurm reservations (scheduler/reservations.cc), once every cluster exists.
+  for (size_t ci = 0; ci < config.clusters.size(); ++ci) {
+    for (const ReservationConfig& rc : config.clusters[ci].reservations) {
+      if (absl::Status st = Reservations::Create(w, static_cast<int>(ci), rc); !st.ok()) {
+        return model_errors::InvalidArgument(absl::StrCat("cluster '", config.clusters[ci].name,
+                                                          "': reservation '", rc.name,
+                                                          "': ", st.message()));
+      }
+    }
+  }
   std::set<std::string> rule_ids;
   for (BehaviourRule r : config.behaviour_rules) {
     if (r.id.empty()) r.id = absl::StrCat("rule-", w.next_rule_++);

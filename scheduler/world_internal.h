@@ -139,7 +139,8 @@ struct Placement {
                                                   const NodeCounts& nc);
   static std::vector<std::vector<int>> SharedGroups(const World& w, std::string_view region,
                                                     std::string_view key);
-  static PlaceSpec SlurmSpec(const World& w, const Job& j);
+  // A Slurm job's spec; with_reservations: kept to/off reservations' nodes (reservations.cc).
+  static PlaceSpec SlurmSpec(const World& w, const Job& j, bool with_reservations = true);
   static std::vector<PlaceSpec> Specs(const World& w, const Job& j);
   static bool TouchesPools(const World& w, const PlaceSpec& s, const Job& j);
   static Overlay OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
@@ -262,6 +263,27 @@ struct SlurmBackfill {
   static std::optional<Reservation> ComputeReservation(const World& w, const Job& j,
                                                        const PlaceSpec& s);
   static bool Scan(World& w, int cluster);
+};
+
+// ---- reservations.cc: Slurm advance reservations (scheduler/reservations.h) ----
+struct Reservations {
+  static const Reservation* Find(const SlurmCluster& c, std::string_view name);
+  static absl::Status Create(World& w, int cluster, ReservationConfig config);
+  // A reservation's start or end timer.
+  static void Fire(World& w, const TimedEvent& ev);
+  // Submit: the job's reservation exists and admits its user or account.
+  static absl::Status CheckAccess(const World& w, int cluster, const JobRequest& r);
+  // Keeps a Slurm job's spec to its reservation's nodes, or off other reservations' nodes.
+  static void Constrain(const World& w, const Job& j, PlaceSpec& s);
+  // The reason a job naming a reservation may not be placed at all now ("Reservation",
+  // "ReservationDeleted"); nullopt when it may.
+  static std::optional<std::string_view> Waiting(const World& w, const Job& j);
+  // For a job that does not fit now: the reason when reservations are what keeps it out.
+  static std::optional<std::string_view> BlockedReason(const World& w, const Job& j);
+
+ private:
+  static bool Busy(const World& w, NodeIndex n, TimeMs start);
+  static std::string_view EffectiveAccount(const World& w, int cluster, const JobRequest& r);
 };
 
 // ---- timers.cc ----

@@ -51,6 +51,10 @@ HttpResponse DeleteAllFaults(Emulator& emu, const HttpRequest& req);
 
 // `scontrol token` (slurm_token_routes.cc).
 HttpResponse PostSlurmToken(Emulator& emu, const HttpRequest& req);
+// Slurm advance reservations (reservation_routes.cc).
+HttpResponse ListReservations(Emulator& emu, const HttpRequest& req);
+HttpResponse PostReservation(Emulator& emu, const HttpRequest& req);
+HttpResponse DeleteReservation(Emulator& emu, const HttpRequest& req);
 
 // The event log and the metrics (event_routes.cc).
 HttpResponse GetEvents(Emulator& emu, const HttpRequest& req);

@@ -88,6 +88,12 @@ std::vector<RouteGroup> ControlRouteGroups(Emulator& emu) {
   add("DELETE", "snapshots/{name}", bind(&control::DeleteSnapshot), "snapshots.delete");
   add("POST", "snapshots/{name}/restore", bind(&control::RestoreSnapshot), "snapshots.restore");
   add("POST", "slurm/token", bind(&control::PostSlurmToken), "slurm.token");
+  add("GET", "clusters/{cluster}/reservations", bind(&control::ListReservations),
+      "reservations.list");
+  add("POST", "clusters/{cluster}/reservations", bind(&control::PostReservation),
+      "reservations.add");
+  add("DELETE", "clusters/{cluster}/reservations/{name}", bind(&control::DeleteReservation),
+      "reservations.delete");
   add("GET", "events", bind(&control::GetEvents), "events.list");
   add("GET", "events/stream", bind(&control::StreamEvents), "events.stream");
   g.not_found = [](const HttpRequest& r) {

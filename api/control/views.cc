@@ -295,12 +295,15 @@ OJson StateJson(World& w) {
       users.push_back(
           OJson{{"name", u.name}, {"uid", u.uid}, {"gid", u.gid}, {"account", u.account}});
     }
+    OJson reservations = OJson::array();
+    for (const Reservation& r : c.reservations) reservations.push_back(ReservationJson(w, c, r));
     clusters.push_back(OJson{{"name", c.config.ResourceName()},
                              {"short_name", c.config.name},
                              {"slurm_cluster_name", c.config.slurm_cluster_name},
                              {"nodes", cnodes},
                              {"partitions", partitions},
-                             {"users", users}});
+                             {"users", users},
+                             {"reservations", reservations}});
   }
   s["slurm_clusters"] = clusters;
 

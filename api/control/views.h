@@ -28,6 +28,9 @@ OJson ClockJson(World& world);
 // `positions`: World::QueuePositions() when rendering many jobs (else computed per job).
 OJson JobJson(const World& world, const Job& job, const std::map<JobId, int>* positions = nullptr);
 OJson StateJson(World& world);
+// A Slurm advance reservation (reservation_routes.cc): name, cluster, nodes, window, flags.
+OJson ReservationJson(const World& world, const SlurmCluster& cluster,
+                      const Reservation& reservation);
 OJson EventJson(const Event& event);
 // world gauges (GPUs per allocation and partition, jobs by state and queue, preemptions, pending
 // age, virtual time) in Prometheus text format.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/scenario/slurm_accounting.h"
+#include "api/scenario/reservation_config.h"
 #include "api/scenario/timeline.h"
 #include "scheduler/instance_type.h"
 
@@ -354,6 +355,10 @@ class ScenarioReader {
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
     ReadJwtKey(r, c, w.clusters.size());
+    for (auto& rr : r.ObjectArray("reservations")) {
+      c.reservations.push_back(ReadReservation(rr, w.start_time));
+      rr.Finish();
+    }
     r.Finish();
     if (r.ok() && !cluster_names_
                        .insert(absl::StrCat("projects/", c.project, "/locations/", c.location,

@@ -146,7 +146,7 @@ json JobDbRecord(const World& world, const Job& job, const JobFacts& f, const Ru
         {"memory_per_node", NoVal(f.memory_per_node_mb)}}},
       {"kill_request_user", ""},
       {"restart_cnt", run.number},
-      {"reservation", {{"id", 0}, {"name", ""}}},
+      {"reservation", {{"id", 0}, {"name", job.request.reservation}}},
       {"script", job.request.script},
       {"stdin_expanded", f.ExpandStdio(f.stdin_pattern(), job, first_node)},
       {"stdout_expanded", f.ExpandStdio(f.stdout_pattern(), job, first_node)},

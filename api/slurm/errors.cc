@@ -44,6 +44,10 @@ std::string SlurmStrerror(int error_number) {
       return "Requested time limit is invalid (missing or exceeds some limit)";
     case kEslurmNotSupported:
       return "Requested operation not supported on this system";
+    case kEslurmReservationAccess:
+      return "Access denied to requested reservation";
+    case kEslurmReservationInvalid:
+      return "Requested reservation is invalid";
     case kEslurmMissingWorkDir:
       return "Job cannot be submitted without the current working directory specified.";
     case kEslurmInvalidGres:
@@ -170,6 +174,11 @@ SlurmError ErrorUnableToFindPartition(std::string_view name) {
 }
 SlurmError ErrorFailureToQueryNode(std::string_view name) {
   return {kEslurmInvalidNodeName, absl::StrCat("Failure to query node ", AV(name)), "_dump_nodes"};
+}
+
+SlurmError ErrorUnableToFindReservation(std::string_view name) {
+  return {kEslurmRestInvalidQuery, absl::StrCat("Unable to find reservation ", AV(name)),
+          "_get_single_reservation"};
 }
 
 SlurmError ErrorInjectedFault(std::string_view message) {

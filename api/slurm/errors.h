@@ -32,7 +32,9 @@ inline constexpr int kEslurmAlreadyDone = 2021;
 inline constexpr int kEslurmJobHeld = 2042;
 inline constexpr int kEslurmInvalidAccount = 2045;
 inline constexpr int kEslurmInvalidTimeLimit = 2051;
-inline constexpr int kEslurmNotSupported = 2053;
+inline constexpr int kEslurmNotSupported = 2036;
+inline constexpr int kEslurmReservationAccess = 2052;
+inline constexpr int kEslurmReservationInvalid = 2053;
 inline constexpr int kEslurmMissingWorkDir = 2063;
 inline constexpr int kEslurmInvalidGres = 2072;
 inline constexpr int kEslurmEnvironmentMissing = 2127;
@@ -85,6 +87,8 @@ SlurmError ErrorInvalidQueryParameter(std::string_view name, std::string_view ra
 // ---- nodes / partitions ----
 SlurmError ErrorUnableToFindPartition(std::string_view name);  // 9000 -> 422
 SlurmError ErrorFailureToQueryNode(std::string_view name);     // 2018 -> 500
+// ---- reservations (reservations.c _get_single_reservation) ----
+SlurmError ErrorUnableToFindReservation(std::string_view name);  // 9000 -> 422
 
 // ---- accounting views (/slurmdb accounts, associations, qos, users, clusters) ----
 // db_query_list() on an empty result: 200 with "<func>(0x…) found nothing" from `caller`.

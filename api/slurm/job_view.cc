@@ -180,7 +180,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   w.Field("requeue", q.requeue);
   WriteNoVal(w.Key("resize_time"), 0);
   w.Field("restart_cnt", job.restart_count);
-  w.Field("resv_name", "");
+  w.Field("resv_name", q.reservation);
   w.Field("scheduled_nodes", "");
   w.Field("selinux_context", "");
   w.Key("shared").EmptyArray();

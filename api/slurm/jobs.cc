@@ -42,6 +42,10 @@ int SubmitErrorFor(const absl::Status& status) {
       return kEslurmInvalidAccount;
     case Reason::kAccessDenied:
       return kEslurmAccessDenied;
+    case Reason::kReservationInvalid:
+      return kEslurmReservationInvalid;
+    case Reason::kReservationAccess:
+      return kEslurmReservationAccess;
     default:
       return kSlurmUnspecifiedError;
   }

@@ -31,6 +31,17 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node,
     state.push_back(!busy ? "IDLE" : (full ? "ALLOCATED" : "MIXED"));
     if (node.state == NodeState::kDrain) state.push_back("DRAIN");
   }
+  // An active advance reservation holding the node: its name, and the node's RESERVED (and, for
+  // MAINT, MAINTENANCE) state flags, as slurmctld lists them.
+  std::string reservation;
+  bool maintenance = false;
+  for (const Reservation& r : cluster.reservations) {
+    if (!r.active || !std::binary_search(r.nodes.begin(), r.nodes.end(), node.index)) continue;
+    if (reservation.empty()) reservation = r.config.name;
+    maintenance |= r.Has(kResvMaint);
+  }
+  if (maintenance) state.push_back("MAINTENANCE");
+  if (!reservation.empty()) state.push_back("RESERVED");
   std::vector<std::string> parts;
   for (const Partition& p : cluster.partitions) {
     if (std::find(p.nodes.begin(), p.nodes.end(), node.index) != p.nodes.end()) {
@@ -106,7 +117,7 @@ json NodeJson(const World& world, const SlurmCluster& cluster, const Node& node,
       {"reason_changed_at", NoVal(0)},
       {"reason_set_by_user", node.state_reason.empty() ? "" : "root"},
       {"resume_after", NoVal(0)},
-      {"reservation", ""},
+      {"reservation", reservation},
       {"alloc_memory", 0},
       {"alloc_cpus", node.cpus_used},
       {"alloc_idle_cpus", node.cpus - node.cpus_used},

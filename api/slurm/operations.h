@@ -40,6 +40,9 @@ SlurmResponse GetPartitions(const Call& call);  // GET partition/{partition_name
 SlurmResponse Ping(const Call& call);           // GET ping
 SlurmResponse Diag(const Call& call);           // GET diag
 
+// reservation_view.cc
+SlurmResponse GetReservations(const Call& call);  // GET reservation/{name}, GET reservations
+
 }  // namespace schedemu::api::slurm
 
 #endif  // SCHEDEMU_API_SLURM_OPERATIONS_H_

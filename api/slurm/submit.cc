@@ -340,6 +340,8 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
     if (auto v = r.String(f.name)) spec.*f.member = *v;
   }
   if (auto v = r.String("script")) q.script = *v;
+  q.account = spec.account;
+  if (auto v = r.String("reservation")) q.reservation = *v;
 
   // Environment: ["K=V", ...]; an object is converted with a warning.
   if (const json* env = r.Get("environment")) {

@@ -539,3 +539,39 @@ TEST(RunMainTest, BadScenarioFileNamesThePath) {
 
 }  // namespace
 }  // namespace schedemu::api
+
+namespace schedemu::api {
+namespace {
+
+// Slurm reservations (api/scenario/reservation_config.h): read with their window and flags; bad
+// fields named by their JSON path.
+TEST(ScenarioReservationTest, ReadAndValidated) {
+  json j = json::parse(DefaultScenarioText());
+  j["slurm_clusters"][0]["reservations"] = json::array({{{"name", "m"},
+                                                         {"node_count", 1},
+                                                         {"start_after", "1h"},
+                                                         {"duration", "30m"},
+                                                         {"users", {"root"}},
+                                                         {"accounts", {"ml"}},
+                                                         {"flags", {"MAINT", "FLEX"}}}});
+  auto s = ParseScenario(j.dump(), "x.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const ReservationConfig& r = s->world.clusters[0].reservations.at(0);
+  EXPECT_EQ(r.start, s->world.start_time + FromSeconds(3600));
+  EXPECT_EQ(r.end, r.start + FromSeconds(1800));
+  EXPECT_EQ(r.flags, kResvMaint | kResvFlex);
+  EXPECT_EQ(r.accounts, std::vector<std::string>{"ml"});
+  j["slurm_clusters"][0]["reservations"][0]["flags"] = {"WEEKLY"};
+  auto bad = ParseScenario(j.dump(), "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::HasSubstr("$.slurm_clusters[0].reservations[0].flags: unknown flag"));
+  j["slurm_clusters"][0]["reservations"][0]["flags"] = json::array();
+  j["slurm_clusters"][0]["reservations"][0].erase("node_count");
+  auto none = ParseScenario(j.dump(), "x.json");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(std::string(none.status().message()), ::testing::HasSubstr("reservations[0].nodes"));
+}
+
+}  // namespace
+}  // namespace schedemu::api

@@ -3,6 +3,7 @@ Vertex envelope's structuredBody) validates against the v0.0.42 response schema 
 Exercises every served operation in success and error states, including running, completing,
 preempted/requeued, cancelled and failed jobs."""
 
+import json
 import os
 import sys
 
@@ -11,6 +12,19 @@ import requests
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schedemu_testlib as lib  # noqa: E402
 from slurm_contract_lib import Contract  # noqa: E402
+
+CAPTURED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                        "slurmrestd-captured")
+
+
+def shape(value):
+    """The keys and value types of a JSON value (lists by their first item)."""
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shape(value[0])] if value else []
+    return type(value).__name__
+
 
 ENVELOPE = ("/v1beta1/projects/demo-project/locations/us-central1/modelDevelopmentClusters/"
             "demo-cluster:callSlurmRestApi")
@@ -136,10 +150,41 @@ def main():
             r = s.get(srv.base_url + "/slurm/v0.0.41/jobs/", headers=direct_headers)
             check.eq(r.status_code, 404, "v0.0.41 is not served")
 
+        # Reservations on a fresh cluster: the same shape, key by key, as the captured real answers
+        # (tests/data/slurmrestd-captured/PROVENANCE-reservations.md).
+        for version, release in (("v0.0.42", "24.11"), ("v0.0.43", "25.05"), ("v0.0.44", "25.11")):
+            with open(os.path.join(CAPTURED, release, version[1:], "slurm-reservations.json")) as f:
+                real = json.load(f)
+            r = s.get(srv.base_url + "/slurm/%s/reservations" % version, headers=direct_headers)
+            check.eq(r.status_code, 200, "fresh reservations %s" % version)
+            check.eq(shape(r.json()), shape(real), "fresh reservations %s: shape of the real one" %
+                     version)
+            check.eq(r.json()["meta"]["plugin"]["data_parser"],
+                     real["meta"]["plugin"]["data_parser"], "data_parser %s" % version)
+
+        # Reservations (scheduler/reservations.h): one made through the control API, the
+        # list, one by name and an unknown name (422), in every version.
+        created = srv.control("POST", "clusters/demo-cluster/reservations",
+                              {"name": "maint", "nodes": ["a3-3"], "users": ["demo"],
+                               "accounts": ["default"], "duration": "1h",
+                               "flags": ["MAINT", "IGNORE_JOBS", "FLEX", "OVERLAP"]})
+        check.eq(created["name"], "maint", "reservation created")
+        for version in ("v0.0.42", "v0.0.43", "v0.0.44"):
+            vc = Contract(version)
+            for path, want in (("/slurm/%s/reservations/" % version, 200),
+                               ("/slurm/%s/reservation/maint" % version, 200),
+                               ("/slurm/%s/reservation/nope" % version, 422)):
+                r = s.get(srv.base_url + path, headers=direct_headers)
+                check.eq(r.status_code, want, "status of %s" % path)
+                name, errs = vc.errors("GET", path, r.json())
+                seen.add(name)
+                check(not errs, "GET %s (%s): %s" % (path, name, errs[:5]))
+
         for needed in ("v0.0.42_openapi_job_submit_response", "v0.0.42_openapi_job_info_resp",
                        "v0.0.42_openapi_kill_job_resp", "v0.0.42_openapi_slurmdbd_jobs_resp",
                        "v0.0.42_openapi_nodes_resp", "v0.0.42_openapi_partition_resp",
-                       "v0.0.42_openapi_ping_array_resp", "v0.0.42_openapi_diag_resp"):
+                       "v0.0.42_openapi_ping_array_resp", "v0.0.42_openapi_diag_resp",
+                       "v0.0.42_openapi_reservation_resp"):
             check(needed in seen, "operation with %s exercised" % needed)
     check.finish()
 
