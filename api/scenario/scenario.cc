@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "api/scenario/slurm_accounting.h"
 #include "api/scenario/reservation_config.h"
+#include "api/scenario/slurm_accounting.h"
 #include "api/scenario/timeline.h"
 #include "scheduler/instance_type.h"
 
