@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,6 +33,10 @@ struct EmulatorOptions {
   bool journal_requests = false;
   // The fields of the Vertex envelope's answer (api/vertex_answer.h).
   VertexAnswerForm vertex_answer = VertexAnswerForm::kBoth;
+  // The wall clock in Unix seconds, as slurmctld's time(NULL) judges a Slurm JWT's exp (clients
+  // mint and renew tokens on theirs, not on the virtual clock). The server passes time(NULL);
+  // tests pass a fixed second. Unset: no Slurm JWT verifies.
+  std::function<int64_t()> unix_seconds;
 };
 
 class Emulator {

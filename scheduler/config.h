@@ -98,6 +98,10 @@ struct SlurmClusterConfig {
   TimeMs requeue_delay = FromSeconds(120);  // BeginTime after a requeue (cred_expire)
   TimeMs epilog_time = FromSeconds(1);      // COMPLETING duration
   TimeMs min_job_age = FromSeconds(300);    // finished jobs leave the live view after this
+  // auth/jwt: the raw HS256 key bytes (AuthAltParameters=jwt_key=...; "" = no JWT verifies) and
+  // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
+  std::string jwt_key;
+  std::string slurm_user = "slurm";
   // "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster"
   std::string ResourceName() const;
 };

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu {
 namespace {
@@ -26,9 +27,6 @@ int64_t* FieldPtr(SwfJob* j, int i) {
                                  &j->partition,        &j->preceding_job,   &j->think_time};
   return fields[i];
 }
-
-// Debian's Abseil has its own string_view type.
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';

@@ -1,5 +1,6 @@
 #include "server/cli.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -43,6 +44,11 @@ std::optional<api::Scenario> LoadScenario(const std::string& file, std::string* 
   absl::StatusOr<api::Scenario> scenario = api::ParseScenario(text, *display_name);
   if (!scenario.ok()) {
     std::cerr << "schedemu: " << scenario.status().message() << "\n";
+    return std::nullopt;
+  }
+  const std::string dir = std::filesystem::path(file).parent_path().string();
+  if (absl::Status s = api::LoadJwtKeyFiles(*scenario, dir, *display_name); !s.ok()) {
+    std::cerr << "schedemu: " << s.message() << "\n";
     return std::nullopt;
   }
   return *std::move(scenario);

@@ -9,12 +9,15 @@
 //   schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...
 //   schedemu run FILE [--format table|json] [--until T]
 //   schedemu replay TRACE.swf --scenario FILE
+//   schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]
+//   schedemu jwt-key [--scenario FILE] [--cluster C] --out FILE
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -34,6 +37,7 @@
 #include "server/commands.h"
 #include "server/http_server.h"
 #include "server/log.h"
+#include "server/slurm_token.h"
 #include "server/tls/emulated_hosts.h"
 #include "server/tls/local_ca.h"
 #include "server/unchanged_clients.h"
@@ -54,7 +58,9 @@ const char kUsage[] =
     "       schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]   (lines to eval)\n"
     "       schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...\n"
     "       schedemu run FILE [--format table|json] [--until T]\n"
-    "       schedemu replay TRACE.swf --scenario FILE\n";
+    "       schedemu replay TRACE.swf --scenario FILE\n"
+    "       schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]\n"
+    "       schedemu jwt-key [--scenario FILE] [--cluster C] --out FILE\n";
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -229,6 +235,8 @@ int Serve(int argc, char** argv) {
   }
 
   options.journal_requests = !state_file.empty();
+  // Slurm JWTs' exp is judged on the wall clock, as slurmctld's time(NULL).
+  options.unix_seconds = [] { return static_cast<int64_t>(std::time(nullptr)); };
   api::Emulator emulator(options, &WallMs);
   if (absl::Status s = emulator.Load(scenario->world, scenario->text); !s.ok()) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
@@ -350,6 +358,8 @@ int main(int argc, char** argv) {
   if (command == "replay") return ReplayCommand(argc, argv);
   if (command == "env") return EnvCommand(argc, argv);
   if (command == "hosts") return HostsCommand(argc, argv);
+  if (command == "token") return TokenCommand(argc, argv);
+  if (command == "jwt-key") return JwtKeyCommand(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

@@ -20,7 +20,7 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-std::chrono::milliseconds Ms(int ms) { return std::chrono::milliseconds(ms); }
+std::chrono::milliseconds TunnelMs(int ms) { return std::chrono::milliseconds(ms); }
 
 std::string Printable(beast::string_view s) {
   std::string out;
@@ -64,7 +64,7 @@ void TunnelSession::ReadConnect() {
   if (context_.stopping.load()) return Close();
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(context_.options.header_limit));
-  tcp_->expires_after(Ms(context_.options.header_timeout_ms));
+  tcp_->expires_after(TunnelMs(context_.options.header_timeout_ms));
   http::async_read_header(
       *tcp_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnConnect(ec); });
@@ -106,7 +106,7 @@ void TunnelSession::OnConnect(beast::error_code ec) {
   // keep-alive of the CONNECT itself.
   host_ = target->host;
   auto accepted = std::make_shared<std::string>("HTTP/1.1 200 Connection established\r\n\r\n");
-  tcp_->expires_after(Ms(context_.options.final_write_timeout_ms));
+  tcp_->expires_after(TunnelMs(context_.options.final_write_timeout_ms));
   net::async_write(*tcp_, net::buffer(*accepted),
                    [self = shared_from_this(), accepted](beast::error_code ec, std::size_t) {
                      if (ec) return self->Close();
@@ -122,7 +122,7 @@ void TunnelSession::Refuse(int status, const std::string& reason, const std::str
                    "\r\nServer: schedemu\r\nContent-Type: text/plain; charset=utf-8\r\n"
                    "Content-Length: ",
                    body.size(), "\r\nConnection: close\r\n\r\n", body));
-  tcp_->expires_after(Ms(context_.options.final_write_timeout_ms));
+  tcp_->expires_after(TunnelMs(context_.options.final_write_timeout_ms));
   net::async_write(*tcp_, net::buffer(*out),
                    [self = shared_from_this(), out](beast::error_code, std::size_t) {
                      beast::error_code ignored;
@@ -140,7 +140,7 @@ void TunnelSession::Handshake(const std::string& host) {
     Log(LogLevel::kWarn, absl::StrCat("TLS for ", host, ": ", s.message()));
     return Close();
   }
-  beast::get_lowest_layer(*stream_).expires_after(Ms(context_.options.tls_handshake_timeout_ms));
+  beast::get_lowest_layer(*stream_).expires_after(TunnelMs(context_.options.tls_handshake_timeout_ms));
   // The default argument: Boost 1.81's buffered async_handshake asks the handler to be callable
   // with the error code alone too (a wrong constraint), though it calls it with both.
   stream_->async_handshake(ssl::stream_base::server, buffer_.data(),

@@ -49,6 +49,9 @@ HttpResponse GetFault(Emulator& emu, const HttpRequest& req);
 HttpResponse DeleteFault(Emulator& emu, const HttpRequest& req);
 HttpResponse DeleteAllFaults(Emulator& emu, const HttpRequest& req);
 
+// `scontrol token` (slurm_token_routes.cc).
+HttpResponse PostSlurmToken(Emulator& emu, const HttpRequest& req);
+
 // The event log and the metrics (event_routes.cc).
 HttpResponse GetEvents(Emulator& emu, const HttpRequest& req);
 HttpResponse StreamEvents(Emulator& emu, const HttpRequest& req);

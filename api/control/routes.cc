@@ -87,6 +87,7 @@ std::vector<RouteGroup> ControlRouteGroups(Emulator& emu) {
   add("POST", "snapshots/{name}", bind(&control::PostSnapshot), "snapshots.save");
   add("DELETE", "snapshots/{name}", bind(&control::DeleteSnapshot), "snapshots.delete");
   add("POST", "snapshots/{name}/restore", bind(&control::RestoreSnapshot), "snapshots.restore");
+  add("POST", "slurm/token", bind(&control::PostSlurmToken), "slurm.token");
   add("GET", "events", bind(&control::GetEvents), "events.list");
   add("GET", "events/stream", bind(&control::StreamEvents), "events.stream");
   g.not_found = [](const HttpRequest& r) {

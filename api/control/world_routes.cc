@@ -76,6 +76,12 @@ HttpResponse PostScenario(Emulator& emu, const HttpRequest& req) {
     }
     return ControlError(400, field, rest);
   }
+  if (!scenario->jwt_key_files.empty()) {
+    // The server reads no file a request names: the key travels in the body.
+    return ControlError(400, scenario->jwt_key_files.front().json_path.substr(2),
+                        "jwt_key_file is read only from a scenario file given to schedemu; give "
+                        "jwt_key in a request body");
+  }
   if (absl::Status s = emu.Load(scenario->world, scenario->text); !s.ok()) {
     return ModelStatus(s, "body");
   }

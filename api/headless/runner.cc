@@ -1,6 +1,7 @@
 #include "api/headless/runner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -591,6 +592,12 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto scenario = ParseScenario(ss.str(), file);
   if (!scenario.ok()) {
     err << "schedemu: " << scenario.status().message() << "\n";
+    return 2;
+  }
+  if (absl::Status s =
+          LoadJwtKeyFiles(*scenario, std::filesystem::path(file).parent_path().string(), file);
+      !s.ok()) {
+    err << "schedemu: " << s.message() << "\n";
     return 2;
   }
   options.file_name = file;

@@ -69,6 +69,13 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
   }
   auto base = ParseScenario(file["base_scenario"].get<std::string>(), path + " (base scenario)");
   if (!base.ok()) return base.status();
+  // jwt_key_file keys were read when the live world was loaded: the same keys again.
+  for (const JwtKeyFile& f : base->jwt_key_files) {
+    if (f.cluster < base->world.clusters.size() &&
+        f.cluster < live.loaded_config().clusters.size()) {
+      base->world.clusters[f.cluster].jwt_key = live.loaded_config().clusters[f.cluster].jwt_key;
+    }
+  }
 
   EmulatorOptions options = live.options();
   options.clock_mode = Clock::Mode::kManual;

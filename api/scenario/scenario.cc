@@ -1,8 +1,11 @@
 #include "api/scenario/scenario.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -61,6 +64,7 @@ class ScenarioReader {
   explicit ScenarioReader(JsonErrors* errors) : errors_(errors) {}
 
   void Read(const json& root, Scenario& s) {
+    jwt_key_files_ = &s.jwt_key_files;
     JsonObjectReader r(root, "$", errors_);
     r.Allow("$schema");
     s.name = r.StringOr("name", "");
@@ -346,6 +350,7 @@ class ScenarioReader {
     if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
+    ReadJwtKey(r, c, w.clusters.size());
     r.Finish();
     if (r.ok() && !cluster_names_
                        .insert(absl::StrCat("projects/", c.project, "/locations/", c.location,
@@ -354,6 +359,22 @@ class ScenarioReader {
       r.Fail("name", "duplicate cluster");
     }
     w.clusters.push_back(std::move(c));
+  }
+
+  // auth/jwt: "jwt_key" (the key's bytes as a string) or "jwt_key_file" (a file read whole, as
+  // AuthAltParameters=jwt_key= is; resolved by LoadJwtKeyFiles), and "slurm_user".
+  void ReadJwtKey(JsonObjectReader& r, SlurmClusterConfig& c, size_t index) {
+    c.jwt_key = r.StringOr("jwt_key", "");
+    std::string file = r.StringOr("jwt_key_file", "");
+    c.slurm_user = r.StringOr("slurm_user", c.slurm_user);
+    if (!r.ok()) return;
+    if (r.Has("jwt_key") && c.jwt_key.empty()) r.Fail("jwt_key", "must not be empty");
+    if (r.Has("jwt_key") && r.Has("jwt_key_file")) {
+      r.Fail("jwt_key_file", "give jwt_key or jwt_key_file, not both");
+    }
+    if (r.Has("jwt_key_file") && file.empty()) r.Fail("jwt_key_file", "must not be empty");
+    if (c.slurm_user.empty()) r.Fail("slurm_user", "must not be empty");
+    if (r.ok() && !file.empty()) jwt_key_files_->push_back({index, file, r.Path("jwt_key_file")});
   }
 
   // "UNLIMITED" / absent -> kNever, else a duration.
@@ -414,6 +435,7 @@ class ScenarioReader {
   }
 
   JsonErrors* errors_;
+  std::vector<JwtKeyFile>* jwt_key_files_ = nullptr;
   std::set<std::string> region_keys_, ids_, allocation_names_, node_names_, client_ids_, api_keys_,
       tokens_, cluster_names_;
 };
@@ -530,6 +552,32 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view f
     return absl::InvalidArgumentError(absl::StrCat(prefix, errors.path(), ": ", errors.why()));
   }
   return s;
+}
+
+}  // namespace schedemu::api
+
+namespace schedemu::api {
+
+absl::Status LoadJwtKeyFiles(Scenario& scenario, std::string_view base_dir,
+                             std::string_view file_name) {
+  for (const JwtKeyFile& f : scenario.jwt_key_files) {
+    std::filesystem::path path(f.path);
+    if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    if (in) bytes << in.rdbuf();
+    std::string key = bytes.str();
+    if (!in || key.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(file_name), ": ", f.json_path,
+                                                     ": cannot read ", path.string(),
+                                                     " (or it is empty)"));
+    }
+    if (f.cluster < scenario.world.clusters.size()) {
+      scenario.world.clusters[f.cluster].jwt_key = std::move(key);
+    }
+  }
+  scenario.jwt_key_files.clear();
+  return absl::OkStatus();
 }
 
 }  // namespace schedemu::api

@@ -29,6 +29,13 @@ struct TimelineStep {
   std::string path;  // JSON path of the step in the file, for messages ("$.timeline[3]")
 };
 
+// A cluster's "jwt_key_file": read by LoadJwtKeyFiles, never by the parser (which does no I/O).
+struct JwtKeyFile {
+  size_t cluster = 0;  // index in world.clusters
+  std::string path;    // as written; relative = to the scenario file's folder
+  std::string json_path;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -37,11 +44,18 @@ struct Scenario {
   std::optional<double> speed;
   std::optional<VertexAnswerForm> envelope_answer;  // $.vertex.envelope_answer
   std::vector<TimelineStep> timeline;
-  std::string text;  // the file as given
+  std::vector<JwtKeyFile> jwt_key_files;  // pending until LoadJwtKeyFiles
+  std::string text;                       // the file as given
 };
 
 // Parses and validates; InvalidArgument "<file>: <json path>: <why>" on the first bad field.
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view file_name);
+
+// Reads every cluster's jwt_key_file whole into its jwt_key (raw bytes, nothing trimmed), relative
+// paths against `base_dir`; InvalidArgument "<file>: <json path>: <why>" when one cannot be read
+// or is empty.
+absl::Status LoadJwtKeyFiles(Scenario& scenario, std::string_view base_dir,
+                             std::string_view file_name);
 
 // The embedded default scenario (examples/default.json compiled into the binary).
 std::string_view DefaultScenarioText();

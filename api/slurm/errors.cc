@@ -12,6 +12,10 @@ std::string SlurmStrerror(int error_number) {
       return "No error";
     case kSlurmUnspecifiedError:
       return "Unspecified error";
+    case kSlurmProtocolAuthenticationError:
+      return "Protocol authentication error";
+    case kEslurmDbConnection:
+      return "Unable to connect to database";
     case kEslurmInvalidPartitionName:
       return "Invalid partition name specified";
     case kEslurmDefaultPartitionNotSet:
@@ -169,6 +173,41 @@ SlurmError ErrorFailureToQueryNode(std::string_view name) {
 SlurmError ErrorInjectedFault(std::string_view message) {
   return {kSlurmProtocolAuthenticationError, std::string(message), "schedemu fault injection",
           std::string(message)};
+}
+
+SlurmError ErrorAuthQueryJobs() {
+  return {kSlurmProtocolAuthenticationError, "Unable to query jobs", "slurm_load_jobs()"};
+}
+SlurmError ErrorAuthQueryJob(std::string_view raw_id) {
+  return {kSlurmProtocolAuthenticationError, absl::StrCat("Unable to query JobId=", AV(raw_id)),
+          "_handle_job_get"};
+}
+SlurmError ErrorAuthSignalJob(std::string_view raw_id) {
+  return {kSlurmProtocolAuthenticationError, absl::StrCat("Unable to signal JobId=", AV(raw_id)),
+          "slurm_kill_job2()"};
+}
+SlurmError ErrorAuthQueryNodes() {
+  return {kSlurmProtocolAuthenticationError, "Failure to query nodes", "_dump_nodes"};
+}
+SlurmError ErrorAuthQueryNode(std::string_view name) {
+  return {kSlurmProtocolAuthenticationError, absl::StrCat("Failure to query node ", AV(name)),
+          "_dump_nodes"};
+}
+SlurmError ErrorAuthQueryPartitions() {
+  return {kSlurmProtocolAuthenticationError, "Unable to query partitions",
+          "slurm_load_partitions()"};
+}
+SlurmError ErrorAuthStatistics() {
+  return {kSlurmProtocolAuthenticationError,
+          "slurm_get_statistics() failed to get slurmctld statistics", "op_handler_diag"};
+}
+SlurmError ErrorAuthQuery(std::string_view what) {
+  return {kSlurmProtocolAuthenticationError, absl::StrCat("Unable to query ", AV(what)),
+          absl::StrCat("slurm_load_", AV(what), "()")};
+}
+SlurmError ErrorDbConnectionAuthentication() {
+  return {kEslurmDbConnection, "Failed to open slurmdbd connection, authentication error",
+          "openapi_get_db_conn"};
 }
 
 SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_type,

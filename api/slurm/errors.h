@@ -36,6 +36,7 @@ inline constexpr int kEslurmNotSupported = 2053;
 inline constexpr int kEslurmMissingWorkDir = 2063;
 inline constexpr int kEslurmInvalidGres = 2072;
 inline constexpr int kEslurmEnvironmentMissing = 2127;
+inline constexpr int kEslurmDbConnection = 7000;
 inline constexpr int kEslurmRestInvalidQuery = 9000;
 inline constexpr int kEslurmRestFailParsing = 9001;
 inline constexpr int kEslurmDataConvFailed = 9202;
@@ -88,6 +89,19 @@ SlurmError ErrorFailureToQueryNode(std::string_view name);     // 2018 -> 500
 // The error of a fault rule: error_number 1007 (SLURM_PROTOCOL_AUTHENTICATION_ERROR) with the
 // rule's message as description and error text, source "schedemu fault injection".
 SlurmError ErrorInjectedFault(std::string_view message);
+
+// ---- an RPC that failed authentication (bad, expired or mismatched JWT; rest_auth.h) ----
+// slurmctld's SLURM_PROTOCOL_AUTHENTICATION_ERROR (1007 -> 511) as each handler reports it.
+SlurmError ErrorAuthQueryJobs();                         // GET jobs
+SlurmError ErrorAuthQueryJob(std::string_view raw_id);   // GET job/{id}
+SlurmError ErrorAuthSignalJob(std::string_view raw_id);  // DELETE job/{id}
+SlurmError ErrorAuthQueryNodes();                        // GET nodes
+SlurmError ErrorAuthQueryNode(std::string_view name);    // GET node/{name}
+SlurmError ErrorAuthQueryPartitions();                   // GET partitions, partition/{name}
+SlurmError ErrorAuthStatistics();                        // GET diag
+SlurmError ErrorAuthQuery(std::string_view what);        // other /slurm reads: "Unable to query X"
+// /slurmdb: the slurmdbd connection cannot be opened (7000 -> 502).
+SlurmError ErrorDbConnectionAuthentication();
 
 // ---- warnings ----
 SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_type,

@@ -6,6 +6,7 @@
 #include "api/router.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/reply.h"
+#include "api/slurm/rest_auth.h"
 #include "api/slurm/routes.h"
 
 namespace schedemu::api::slurm {
@@ -52,6 +53,7 @@ SlurmResponse Run(Emulator& emu, const SlurmRoute& route, std::map<std::string, 
   if (route.run == nullptr) return Text(405, kTextMethodNotDefined, false);
   const bool slurmdb = route.pattern.starts_with("/slurmdb/");
   Call call{emu, request, std::move(target.query), std::move(params), slurmdb, version};
+  if (request.auth_refused) return AuthRefusedAnswer(call, route);
   return route.run(call);
 }
 

@@ -24,6 +24,9 @@ struct SlurmRequest {
   std::string user;                 // authenticated Linux user the request acts as
   std::string cluster;              // cluster resource name; "" = the world's first cluster
   std::string client_source = "[127.0.0.1]:0(fd:0)";  // meta.client.source
+  // The token reached slurmctld but failed its checks (api/slurm/rest_auth.h): every operation
+  // answers its AuthRefusedAnswer instead of running.
+  bool auth_refused = false;
 };
 
 struct SlurmResponse {

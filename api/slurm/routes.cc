@@ -3,19 +3,20 @@
 // operations below; a path or method slurmrestd does not serve gets slurmrestd's own text answer,
 // after authentication like any other request.
 //
-// Authentication: X-SLURM-USER-TOKEN must be a token of a scenario principal (its static token,
-// e.g. "demo-token", or an unexpired token minted for its e-mail by the OAuth endpoint) and
-// X-SLURM-USER-NAME must be that principal's Linux user. Anything else: 401 text/plain
-// "Authentication failure" (Connection: close), as slurmrestd.
+// Authentication: rest_auth/jwt as a real cluster (api/slurm/rest_auth.h): X-SLURM-USER-TOKEN or
+// "Authorization: Bearer", holding an HS256 JWT signed with the cluster's jwt_key or a scenario
+// principal's token; X-SLURM-USER-NAME optional.
 // Cluster: the world's first cluster, or the one named by the X-SCHEDEMU-CLUSTER header (full
 // resource name "projects/P/locations/L/modelDevelopmentClusters/C" or just "C").
 #include "api/slurm/routes.h"
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
-#include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/handlers.h"
 #include "api/slurm/operations.h"
+#include "api/slurm/rest_auth.h"
 #include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
@@ -59,34 +60,40 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
   return out;
 }
 
-// Authenticates the request and serves it: by `route` when the router matched one, else by
-// slurmrestd's own reading of the path (its 404 / 405 answers).
+// Authenticates the request (api/slurm/rest_auth.h) and serves it: by `route` when the router
+// matched one, else by slurmrestd's own reading of the path (its 404 / 405 answers). A token that
+// fails slurmctld's checks still reaches the operation, which answers its auth error.
 HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
-  std::optional<std::string_view> user = req.Header("x-slurm-user-name");
-  std::optional<std::string_view> token = req.Header("x-slurm-user-token");
-  std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
-  bool authenticated = false;
-  std::string cluster;
-  bool cluster_ok = true;
-  if (user && token && !user->empty() && !token->empty()) {
-    emu.WithWorld([&](World& w) {
-      ResolvedPrincipal p = ResolveBearerToken(w, *token);
-      authenticated = p.check == TokenCheck::kOk && p.principal->linux_user == *user;
-      if (!authenticated || !cluster_header) return;
-      cluster_ok = false;
-      for (const SlurmCluster& c : w.clusters()) {
-        if (c.config.ResourceName() == *cluster_header || c.config.name == *cluster_header) {
-          cluster = c.config.ResourceName();
-          cluster_ok = true;
-        }
-      }
-    });
-  }
-  if (!authenticated) {
+  const slurm::RestAuthHeaders headers = slurm::RestAuthHeaders::Of(req);
+  std::optional<std::string_view> token = slurm::RestAuthToken(headers);
+  if (!token) {
     HttpResponse r = TextResponse(401, std::string(slurm::kTextAuthenticationFailure));
     r.close = true;
     return r;
   }
+  std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
+  const std::function<int64_t()>& unix_seconds = emu.options().unix_seconds;
+  // No wall clock (in-process callers that set none): no JWT can be judged, all are expired.
+  const int64_t now = unix_seconds ? unix_seconds() : INT64_MAX;
+  std::string cluster;
+  bool cluster_ok = true;
+  slurm::RestAuthResult auth;
+  emu.WithWorld([&](World& w) {
+    int ci = w.clusters().empty() ? -1 : 0;
+    if (cluster_header) {
+      cluster_ok = false;
+      for (size_t i = 0; i < w.clusters().size(); ++i) {
+        const SlurmCluster& c = w.clusters()[i];
+        if (c.config.ResourceName() == *cluster_header || c.config.name == *cluster_header) {
+          cluster = c.config.ResourceName();
+          cluster_ok = true;
+          ci = static_cast<int>(i);
+        }
+      }
+      if (!cluster_ok) return;
+    }
+    auth = slurm::VerifyRestAuth(w, ci, *token, headers.user_name, now);
+  });
   if (!cluster_ok) {
     HttpResponse r = TextResponse(
         404, absl::StrCat("Unknown cluster in X-SCHEDEMU-CLUSTER: ", AV(*cluster_header)));
@@ -97,7 +104,8 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   sreq.method = req.method;
   sreq.target = req.target;
   if (!req.body.empty()) sreq.body = req.body;
-  sreq.user = std::string(*user);
+  sreq.user = std::move(auth.user);
+  sreq.auth_refused = auth.outcome != slurm::RestAuthOutcome::kOk;
   sreq.cluster = cluster;
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
   if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));

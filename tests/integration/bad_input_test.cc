@@ -669,10 +669,12 @@ TEST_F(BadInputTest, SlurmBadJobIdsAndSignals) {
 
 TEST_F(BadInputTest, SlurmAuthAndLargeValidBodies) {
   ExpectSlurmText(server_.Request("GET", "/slurm/v0.0.42/jobs/"), 401, "Authentication failure");
-  ExpectSlurmText(
+  // A token that is neither a principal's nor a valid JWT reaches slurmctld and fails there.
+  HttpClientResponse bad =
       server_.Request("GET", "/slurm/v0.0.42/jobs/",
-                      {{"X-SLURM-USER-NAME", "demo"}, {"X-SLURM-USER-TOKEN", "wrong-token"}}),
-      401, "Authentication failure");
+                      {{"X-SLURM-USER-NAME", "demo"}, {"X-SLURM-USER-TOKEN", "wrong-token"}});
+  EXPECT_EQ(bad.status, 511) << Describe(bad);
+  EXPECT_EQ(bad.Header("content-type"), "application/json");
   ExpectWorldUnchanged();
   // A 1 MB script and 100,000 environment entries are valid for slurmrestd.
   Json body = ValidSlurmJob();

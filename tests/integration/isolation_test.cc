@@ -340,13 +340,14 @@ TEST_F(IsolationTest, SlurmUserCannotCancelOrSignalAnothersJob) {
 }
 
 TEST_F(IsolationTest, SlurmCredentialsNeverActAsAnotherUser) {
-  // Direct listener: a user name with another principal's token is refused.
+  // Direct listener: a user name with another principal's token is refused, as slurmctld refuses
+  // a credential naming an alternate user from a non-SlurmUser (511, error 1007).
   HttpClientResponse r = server().Request("POST", "/slurm/v0.0.42/job/submit",
                                           Slurm("demo", "other-token"), SlurmJob("x").dump());
-  EXPECT_EQ(r.status, 401) << Describe(r);
-  EXPECT_EQ(r.body, "Authentication failure");
+  EXPECT_EQ(r.status, 511) << Describe(r);
+  EXPECT_EQ(Json::parse(r.body)["errors"][0]["error_number"], 1007) << Describe(r);
   r = server().Request("GET", "/slurm/v0.0.42/jobs/", Slurm("root", "demo-token"));
-  EXPECT_EQ(r.status, 401) << Describe(r);
+  EXPECT_EQ(r.status, 511) << Describe(r);
   // Envelope: the job runs as the caller's Linux user whatever the body claims.
   Json body = SlurmJob("claims-demo");
   body["job"]["user_id"] = "demo";

@@ -260,8 +260,9 @@ TEST_F(VertexEnvelopeTest, OAuthTokenEndpointGrants) {
   // A minted token also works on the direct listener for its Linux user.
   r = server_.Request("GET", "/slurm/v0.0.42/jobs/", SlurmHeaders("demo", sa_token));
   EXPECT_EQ(r.status, 200) << Describe(r);
+  // Another user's name: slurmctld refuses the credential (511, error 1007).
   r = server_.Request("GET", "/slurm/v0.0.42/jobs/", SlurmHeaders("other", sa_token));
-  EXPECT_EQ(r.status, 401) << Describe(r);
+  EXPECT_EQ(r.status, 511) << Describe(r);
   // `sub` (domain-wide delegation) wins over `iss`.
   std::string delegated = MintedToken(
       "grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=" +
@@ -295,7 +296,7 @@ TEST_F(VertexEnvelopeTest, OAuthTokenEndpointGrants) {
   server_.Advance(3601);
   ExpectGoogleError(Envelope(kGetJobs.dump(), "Bearer " + sa_token), 401, "UNAUTHENTICATED");
   r = server_.Request("GET", "/slurm/v0.0.42/jobs/", SlurmHeaders("demo", sa_token));
-  EXPECT_EQ(r.status, 401) << Describe(r);
+  EXPECT_EQ(r.status, 511) << Describe(r);
   EXPECT_EQ(ParseBody(Envelope(kGetJobs.dump()))["status"], 200);
 }
 
