@@ -28,7 +28,10 @@ struct HttpRequest {
   std::map<std::string, std::string> params;
   std::string remote;           // peer address, "" in-process
   std::string scheme = "http";  // "https" when it came over TLS
-  int version = 11;             // 10 or 11
+  // The emulated real host name a TLS connection was opened for (the CONNECT target of a proxy
+  // tunnel, the SNI of a --tls-listen port), "" otherwise: the request guard accepts it as Host.
+  std::string tls_host;
+  int version = 11;  // 10 or 11
 
   std::optional<std::string_view> Header(std::string_view lowercase_name) const;
   std::optional<std::string_view> Query(std::string_view name) const;  // first value

@@ -152,7 +152,8 @@ std::optional<Refusal> RequestGuard::Check(const HttpRequest& request) const {
   std::optional<Authority> host;
   if (host_header) {
     host = ParseAuthority(*host_header);
-    if (!host || !HostAllowed(host->host)) {
+    if (!host || !(HostAllowed(host->host) ||
+                   (!request.tls_host.empty() && host->host == request.tls_host))) {
       return Refusal{
           "host",
           "Host " + Quoted(*host_header) +

@@ -2,8 +2,9 @@
 // Two checks run before any route, on every listener:
 //  - Host: the request must name this server by a loopback name or address (localhost, *.localhost,
 //    127.0.0.0/8, [::1]), the address it listens on, or a name the user allowed
-//    (--allowed-host). A DNS-rebinding page reaches us under its own name (Host: evil.example),
-//    so it is refused.
+//    (--allowed-host), and on a TLS connection opened for an emulated real host (a CONNECT tunnel,
+//    a --tls-listen SNI) that host (HttpRequest::tls_host). A DNS-rebinding page reaches us under
+//    its own name (Host: evil.example), so it is refused.
 //  - Origin: a request a browser sends on behalf of another origin (an Origin header that is not
 //    this server's own origin, or Sec-Fetch-Site cross-site/same-site outside a plain navigation)
 //    is refused. Requests without them (curl, the SDKs, the CLIs) are unaffected, and the

@@ -9,9 +9,13 @@
 
 #include <boost/asio.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "server/listener.h"
 #include "server/session.h"
 #include "server/session_registry.h"
+#include "server/tls/emulated_hosts.h"
+#include "server/tls/local_ca.h"
+#include "server/tls/tls_context.h"
 
 namespace schedemu {
 
@@ -24,13 +28,16 @@ struct HttpServer::Impl {
   Impl(ServerOptions options, const Router& router)
       : context{std::move(options), router},
         registry(std::make_shared<SessionRegistry>()),
-        listener(ioc, context, registry) {}
+        listener(ioc, context, registry, context.options.host, context.options.port) {}
   ~Impl() { registry->Detach(); }
 
   SessionContext context;
+  std::unique_ptr<TlsSetup> tls;  // outlives the io_context: pending TLS handshakes use it
   net::io_context ioc;
   std::shared_ptr<SessionRegistry> registry;
   Listener listener;
+  std::unique_ptr<Listener> proxy;
+  std::vector<std::unique_ptr<Listener>> tls_listeners;
   std::unique_ptr<net::steady_timer> ticker;
   std::function<void()> tick;
   int tick_period_ms = 0;
@@ -56,6 +63,8 @@ void HttpServer::Impl::ScheduleTick() {
 void HttpServer::Impl::BeginStop() {
   if (context.stopping.exchange(true)) return;
   listener.Close();
+  if (proxy) proxy->Close();
+  for (auto& l : tls_listeners) l->Close();
   if (ticker) ticker->cancel();
   guard.reset();
   drain_timer = std::make_unique<net::steady_timer>(ioc);
@@ -72,12 +81,48 @@ HttpServer::HttpServer(ServerOptions options, const Router& router)
 HttpServer::~HttpServer() = default;
 
 absl::Status HttpServer::Listen() {
+  const ServerOptions& o = impl_->context.options;
+  if (o.intercept_port >= 0 || !o.tls_listen.empty()) {
+    std::vector<HostPort> extra;
+    for (const std::string& e : o.emulate_hosts) {
+      absl::StatusOr<HostPort> hp = ParseHostPort(e);
+      if (!hp.ok())
+        return absl::InvalidArgumentError(absl::StrCat("--emulate-host: ", hp.status().message()));
+      extra.push_back(*hp);
+    }
+    absl::StatusOr<std::unique_ptr<LocalCa>> ca =
+        LocalCa::LoadOrCreate(o.ca_dir.empty() ? LocalCa::DefaultDir() : o.ca_dir);
+    if (!ca.ok()) return ca.status();
+    impl_->tls = std::make_unique<TlsSetup>(std::move(*ca), EmulatedHosts(std::move(extra)));
+  }
   if (absl::Status s = impl_->listener.Listen(); !s.ok()) return s;
+  if (o.intercept_port >= 0) {
+    impl_->proxy =
+        std::make_unique<Listener>(impl_->ioc, impl_->context, impl_->registry, o.intercept_host,
+                                   o.intercept_port, Listener::Kind::kProxy, impl_->tls.get());
+    if (absl::Status s = impl_->proxy->Listen(); !s.ok()) return s;
+  }
+  for (const auto& [host, port] : o.tls_listen) {
+    impl_->tls_listeners.push_back(
+        std::make_unique<Listener>(impl_->ioc, impl_->context, impl_->registry, host, port,
+                                   Listener::Kind::kTls, impl_->tls.get()));
+    if (absl::Status s = impl_->tls_listeners.back()->Listen(); !s.ok()) return s;
+  }
   impl_->guard.emplace(impl_->ioc.get_executor());
   return absl::OkStatus();
 }
 
 int HttpServer::port() const { return impl_->listener.port(); }
+
+int HttpServer::intercept_port() const { return impl_->proxy ? impl_->proxy->port() : -1; }
+
+std::vector<int> HttpServer::tls_ports() const {
+  std::vector<int> out;
+  for (const auto& l : impl_->tls_listeners) out.push_back(l->port());
+  return out;
+}
+
+std::string HttpServer::ca_dir() const { return impl_->tls ? impl_->tls->ca().dir() : ""; }
 
 void HttpServer::SetTicker(int period_ms, std::function<void()> tick) {
   impl_->tick = std::move(tick);

@@ -3,8 +3,14 @@
 // (header size, body size, header/body/idle/write timeouts, connection cap) and a graceful drain
 // on Stop().
 //
-// Its rooms, all Beast/Asio behind this header: server/listener (accept loop, connection cap),
-// server/session (one connection), server/session_registry (live connections, the drain).
+// Its rooms, all Beast/Asio behind this header: server/listener (accept loops, connection cap),
+// server/session (one connection, plain or TLS), server/session_registry (live connections, the
+// drain), server/tunnel_session (a CONNECT exchange and TLS handshake before a TLS session) and
+// server/tls/ (the local CA, the emulated host names, the TLS context).
+//
+// The unchanged-client mode (README "Run your client unchanged") adds, beside the plain
+// listener, an intercepting HTTPS proxy (intercept_port) and direct TLS listeners (tls_listen),
+// both serving the same router over TLS with leaves of the local CA in ca_dir.
 #ifndef SCHEDEMU_SERVER_HTTP_SERVER_H_
 #define SCHEDEMU_SERVER_HTTP_SERVER_H_
 
@@ -12,6 +18,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "api/router.h"
@@ -32,6 +40,14 @@ struct ServerOptions {
   int max_connections = 1024;           // above: 503 and close
   int max_queued_responses = 16;        // pipelined answers waiting; at the bound reading pauses
   int drain_timeout_ms = 5'000;         // Stop(): wait this long for in-flight requests
+
+  // The unchanged-client mode; off unless intercept_port >= 0 or tls_listen is not empty.
+  std::string intercept_host = "127.0.0.1";
+  int intercept_port = -1;                              // -1 off, 0 pick a free port
+  std::vector<std::pair<std::string, int>> tls_listen;  // address, port (0 = pick)
+  std::string ca_dir;                                   // "" = LocalCa::DefaultDir()
+  std::vector<std::string> emulate_hosts;               // HOST:PORT beyond the defaults
+  int tls_handshake_timeout_ms = 10'000;                // TLS handshake after accept / CONNECT
 };
 
 class HttpServer {
@@ -44,6 +60,10 @@ class HttpServer {
   // Binds and listens; after it returns OK, port() is the bound port and connections queue.
   absl::Status Listen();
   int port() const;
+  // The proxy's bound port (-1 when off), the TLS listeners' in order, the CA directory used.
+  int intercept_port() const;
+  std::vector<int> tls_ports() const;
+  std::string ca_dir() const;
   // Runs the thread pool; returns after Stop() has drained (or timed out).
   void Run();
   // Thread-safe, idempotent: stop accepting, finish in-flight requests, close idle connections.

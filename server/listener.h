@@ -1,29 +1,36 @@
-// The accept loop of one server: binds the listening socket, accepts connections (each on a strand
-// of its own), counts them against the connection cap and starts a session for each; a
-// connection over the cap gets a session that answers 503 and closes.
+// An accept loop of one server: binds a listening socket, accepts connections (each on a strand
+// of its own), counts them against the connection cap (shared by all the server's listeners) and
+// starts a session for each; a connection over the cap gets a session that answers 503 and
+// closes. Three kinds: plain HTTP (Session), the intercepting proxy (TunnelSession, proxy mode)
+// and direct TLS (TunnelSession, direct mode); the last two then hand over to a TlsSession.
 //
 // Part of the server's own translation units (Beast stays behind server/http_server.h).
 #ifndef SCHEDEMU_SERVER_LISTENER_H_
 #define SCHEDEMU_SERVER_LISTENER_H_
 
 #include <memory>
+#include <string>
 
 #include <boost/asio.hpp>
 
 #include "absl/status/status.h"
 #include "server/session.h"
 #include "server/session_registry.h"
+#include "server/tls/tls_context.h"
 
 namespace schedemu {
 
 class Listener {
  public:
+  enum class Kind { kPlain, kProxy, kTls };
+  // `tls` is needed (and outlives the listener) for kProxy and kTls.
   Listener(boost::asio::io_context& ioc, const SessionContext& context,
-           std::shared_ptr<SessionRegistry> registry);
+           std::shared_ptr<SessionRegistry> registry, std::string host, int port,
+           Kind kind = Kind::kPlain, TlsSetup* tls = nullptr);
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
-  // Binds and listens on options.host:options.port, then starts accepting.
+  // Binds and listens on host:port, then starts accepting.
   absl::Status Listen();
   // The bound port, -1 when not listening.
   int port() const;
@@ -36,6 +43,10 @@ class Listener {
   boost::asio::io_context& ioc_;
   const SessionContext& context_;
   std::shared_ptr<SessionRegistry> registry_;
+  std::string host_;
+  int port_;
+  Kind kind_;
+  TlsSetup* tls_;
   boost::asio::ip::tcp::acceptor acceptor_;
 };
 

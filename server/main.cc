@@ -3,6 +3,10 @@
 //                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
 //                  [--state-file F] [--state-save-interval SECONDS] [--allowed-host NAME]...
 //                  [--envelope-answer both|structured|body]
+//                  [--intercept[=ADDR:PORT]] [--tls-listen ADDR:PORT]... [--ca-dir DIR]
+//                  [--emulate-host HOST:PORT]...
+//   schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]
+//   schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...
 //   schedemu run FILE [--format table|json] [--until T]
 //   schedemu replay TRACE.swf --scenario FILE
 //   schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]
@@ -34,6 +38,9 @@
 #include "server/http_server.h"
 #include "server/log.h"
 #include "server/slurm_token.h"
+#include "server/tls/emulated_hosts.h"
+#include "server/tls/local_ca.h"
+#include "server/unchanged_clients.h"
 
 namespace schedemu {
 namespace {
@@ -45,6 +52,11 @@ const char kUsage[] =
     "                      [--state-file F] [--state-save-interval SECONDS]\n"
     "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
     "                      [--envelope-answer both|structured|body]\n"
+    "                      [--intercept[=ADDR:PORT]] (HTTPS proxy; default 127.0.0.1:8081)\n"
+    "                      [--tls-listen ADDR:PORT]... [--ca-dir DIR]\n"
+    "                      [--emulate-host HOST:PORT]...\n"
+    "       schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]   (lines to eval)\n"
+    "       schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...\n"
     "       schedemu run FILE [--format table|json] [--until T]\n"
     "       schedemu replay TRACE.swf --scenario FILE\n"
     "       schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]\n"
@@ -72,6 +84,10 @@ std::optional<Args> ParseArgs(int argc, char** argv, int first,
       args.positional.push_back(a);
       continue;
     }
+    if (a == "--intercept") {  // the one flag whose value is optional (--intercept=ADDR:PORT)
+      args.flags["intercept"] = "";
+      continue;
+    }
     Flag flag = TakeFlag(argc, argv, &i);
     if (!flag.value) {
       *error = absl::StrCat("flag --", flag.name, " needs a value");
@@ -97,11 +113,12 @@ int UsageError(const std::string& message) {
 
 int Serve(int argc, char** argv) {
   std::string error;
-  auto args = ParseArgs(argc, argv, 2,
-                        {"host", "port", "scenario", "clock", "speed", "seed", "log-level",
-                         "control-token", "max-body-bytes", "threads", "state-file",
-                         "state-save-interval", "allowed-host", "envelope-answer"},
-                        &error);
+  auto args =
+      ParseArgs(argc, argv, 2,
+                {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
+                 "max-body-bytes", "threads", "state-file", "state-save-interval", "allowed-host",
+                 "envelope-answer", "intercept", "tls-listen", "ca-dir", "emulate-host"},
+                &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
   auto flag = [&](const std::string& name, const std::string& def) {
@@ -121,6 +138,29 @@ int Serve(int argc, char** argv) {
     return UsageError("--threads: expected an integer 1..64");
   }
   server_options.threads = threads;
+
+  // The unchanged-client mode: the intercepting proxy, TLS listeners, the local CA.
+  if (args->flags.count("intercept")) {
+    std::string value = flag("intercept", "");
+    absl::StatusOr<HostPort> hp = value.empty()
+                                      ? HostPort{kDefaultInterceptHost, kDefaultInterceptPort}
+                                      : ParseHostPort(value, /*allow_zero=*/true);
+    if (!hp.ok()) return UsageError("--intercept: " + std::string(hp.status().message()));
+    server_options.intercept_host = hp->host;
+    server_options.intercept_port = hp->port;
+  }
+  for (const std::string& t : args->every["tls-listen"]) {
+    absl::StatusOr<HostPort> hp = ParseHostPort(t, /*allow_zero=*/true);
+    if (!hp.ok()) return UsageError("--tls-listen: " + std::string(hp.status().message()));
+    server_options.tls_listen.emplace_back(hp->host, hp->port);
+  }
+  for (const std::string& e : args->every["emulate-host"]) {
+    if (absl::StatusOr<HostPort> hp = ParseHostPort(e); !hp.ok()) {
+      return UsageError("--emulate-host: " + std::string(hp.status().message()));
+    }
+    server_options.emulate_hosts.push_back(e);
+  }
+  server_options.ca_dir = flag("ca-dir", LocalCa::DefaultDir());
 
   api::EmulatorOptions options;
   // --control-token, else $SCHEDEMU_CONTROL_TOKEN (the container's way: docker run -e ...).
@@ -275,6 +315,25 @@ int Serve(int argc, char** argv) {
   std::cout << "listening on http://"
             << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":"
             << server.port() << std::endl;
+  if (server.intercept_port() >= 0) {
+    const std::string& ph = server_options.intercept_host;
+    std::cout << "intercepting on http://"
+              << (ph.find(':') != std::string::npos ? "[" + ph + "]" : ph) << ":"
+              << server.intercept_port() << " (HTTPS proxy; CA in " << server.ca_dir() << ")\n";
+  }
+  for (size_t i = 0; i < server.tls_ports().size(); ++i) {
+    const std::string& th = server_options.tls_listen[i].first;
+    std::cout << "tls on " << (th.find(':') != std::string::npos ? "[" + th + "]" : th) << ":"
+              << server.tls_ports()[i] << "\n";
+  }
+  if (server.intercept_port() >= 0) {
+    std::cout << "# run clients unchanged: eval these lines (or `eval \"$(schedemu env "
+                 "--intercept "
+              << server_options.intercept_host << ":" << server.intercept_port() << " --ca-dir "
+              << server.ca_dir() << ")\"`)\n"
+              << EnvLines(server_options.intercept_host, server.intercept_port(), server.ca_dir());
+  }
+  std::cout << std::flush;
   LogInfo(absl::StrCat("scenario ", display_name, ", clock ",
                        options.clock_mode == Clock::Mode::kManual ? "manual" : "realtime",
                        ", speed ", options.speed));
@@ -297,6 +356,8 @@ int main(int argc, char** argv) {
   if (command == "serve") return Serve(argc, argv);
   if (command == "run") return RunCommand(argc, argv);
   if (command == "replay") return ReplayCommand(argc, argv);
+  if (command == "env") return EnvCommand(argc, argv);
+  if (command == "hosts") return HostsCommand(argc, argv);
   if (command == "token") return TokenCommand(argc, argv);
   if (command == "jwt-key") return JwtKeyCommand(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {

@@ -27,19 +27,27 @@ std::chrono::milliseconds Ms(int ms) { return std::chrono::milliseconds(ms); }
 
 }  // namespace
 
-Session::Session(tcp::socket&& socket, const SessionContext& context,
-                 std::shared_ptr<SessionRegistry> registry)
-    : stream_(std::move(socket)),
+template <class Stream>
+BasicSession<Stream>::BasicSession(Stream&& stream, const SessionContext& context,
+                                   std::shared_ptr<SessionRegistry> registry, ConnectionInfo info,
+                                   beast::flat_buffer buffer)
+    : stream_(std::move(stream)),
       context_(context),
+      info_(std::move(info)),
       registry_(std::move(registry)),
+      buffer_(std::move(buffer)),
       header_timer_(stream_.get_executor()),
       delay_timer_(stream_.get_executor()),
       poll_timer_(stream_.get_executor()) {}
 
-Session::~Session() { registry_->Closed(); }
+template <class Stream>
+BasicSession<Stream>::~BasicSession() {
+  registry_->Closed();
+}
 
-void Session::Start(bool over_capacity) {
-  net::dispatch(stream_.get_executor(), [self = shared_from_this(), over_capacity] {
+template <class Stream>
+void BasicSession<Stream>::Start(bool over_capacity) {
+  net::dispatch(stream_.get_executor(), [self = this->shared_from_this(), over_capacity] {
     if (over_capacity) {
       self->RefuseOverCapacity();
     } else {
@@ -48,8 +56,9 @@ void Session::Start(bool over_capacity) {
   });
 }
 
-void Session::Shutdown() {
-  net::post(stream_.get_executor(), [self = shared_from_this()] {
+template <class Stream>
+void BasicSession<Stream>::Shutdown() {
+  net::post(stream_.get_executor(), [self = this->shared_from_this()] {
     self->stop_requested_ = true;
     // Idle: no answer waiting and no request body on its way.
     if (self->queue_.empty() && self->reading_ != Reading::kBody) self->Close();
@@ -59,7 +68,8 @@ void Session::Shutdown() {
 
 // ---- Reading and routing ----
 
-void Session::MaybeRead() {
+template <class Stream>
+void BasicSession<Stream>::MaybeRead() {
   if (closed_ || reading_ != Reading::kNone || reads_over_) return;
   if (Stopping()) {
     reads_over_ = true;
@@ -72,31 +82,34 @@ void Session::MaybeRead() {
   ReadHeader();
 }
 
-void Session::ReadHeader() {
+template <class Stream>
+void BasicSession<Stream>::ReadHeader() {
   if (Stopping()) return Close();
   reading_ = Reading::kHeader;
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(context_.options.header_limit));
   parser_->body_limit(context_.options.body_limit);
-  stream_.expires_never();  // the header deadline is ours (header_timer_), not the stream's
+  Tcp().expires_never();  // the header deadline is ours (header_timer_), not the stream's
   if (queue_.empty()) ArmHeaderDeadline();
   http::async_read_header(
       stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
+      [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
 }
 
-void Session::ArmHeaderDeadline() {
+template <class Stream>
+void BasicSession<Stream>::ArmHeaderDeadline() {
   const int timeout =
       requests_ == 0 ? context_.options.header_timeout_ms : context_.options.idle_timeout_ms;
   const uint64_t deadline = ++header_deadline_;
   header_timer_.expires_after(Ms(timeout));
-  header_timer_.async_wait([self = shared_from_this(), deadline](beast::error_code ec) {
+  header_timer_.async_wait([self = this->shared_from_this(), deadline](beast::error_code ec) {
     // Like a stream timeout: the connection is closed without an answer.
     if (!ec && deadline == self->header_deadline_) self->Close();
   });
 }
 
-void Session::OnHeader(beast::error_code ec) {
+template <class Stream>
+void BasicSession<Stream>::OnHeader(beast::error_code ec) {
   ++header_deadline_;  // whatever happened, the header deadline is over
   header_timer_.cancel();
   if (ec) {
@@ -111,9 +124,9 @@ void Session::OnHeader(beast::error_code ec) {
     reading_ = Reading::kNone;
     return QueueError(http::status::payload_too_large, "request body too large");
   }
-  stream_.expires_after(Ms(context_.options.body_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.body_timeout_ms));
   http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                   [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                      if (ec) {
                        self->reading_ = Reading::kNone;
                        return self->OnReadError(ec);
@@ -122,7 +135,8 @@ void Session::OnHeader(beast::error_code ec) {
                    });
 }
 
-void Session::OnReadError(beast::error_code ec) {
+template <class Stream>
+void BasicSession<Stream>::OnReadError(beast::error_code ec) {
   if (ec == http::error::end_of_stream || ec == net::error::eof) {
     // The client sent its last request: answer what was read, then close.
     reads_over_ = true;
@@ -144,10 +158,11 @@ void Session::OnReadError(beast::error_code ec) {
   QueueError(http::status::bad_request, absl::StrCat("malformed HTTP request: ", ec.message()));
 }
 
-void Session::OnRequest() {
+template <class Stream>
+void BasicSession<Stream>::OnRequest() {
   reading_ = Reading::kNone;
   ++requests_;
-  stream_.expires_never();
+  Tcp().expires_never();
   http::request<http::string_body> req = parser_->release();
   api::HttpRequest request;
   request.method = std::string(req.method_string());
@@ -161,11 +176,13 @@ void Session::OnRequest() {
   request.body = std::move(req.body());
   if (!remote_known_) {  // once per connection, not a getpeername() per request
     beast::error_code ec;
-    auto endpoint = stream_.socket().remote_endpoint(ec);
+    auto endpoint = Tcp().socket().remote_endpoint(ec);
     if (!ec) remote_ = endpoint.address().to_string();
     remote_known_ = !ec;
   }
   request.remote = remote_;
+  request.scheme = info_.scheme;
+  request.tls_host = info_.tls_host;
 
   Answer answer;
   answer.response = context_.router.Dispatch(request);
@@ -178,7 +195,8 @@ void Session::OnRequest() {
   Queue(std::move(answer));
 }
 
-void Session::QueueError(http::status status, std::string message) {
+template <class Stream>
+void BasicSession<Stream>::QueueError(http::status status, std::string message) {
   Answer answer;
   answer.kind = Answer::Kind::kError;
   answer.response.status = static_cast<int>(status);
@@ -186,7 +204,8 @@ void Session::QueueError(http::status status, std::string message) {
   Queue(std::move(answer));
 }
 
-void Session::Queue(Answer answer) {
+template <class Stream>
+void BasicSession<Stream>::Queue(Answer answer) {
   if (answer.EndsConnection()) reads_over_ = true;
   queue_.push_back(std::move(answer));
   if (queue_.size() == 1) WriteFront();
@@ -195,13 +214,14 @@ void Session::Queue(Answer answer) {
 
 // ---- Writing ----
 
-void Session::WriteFront() {
+template <class Stream>
+void BasicSession<Stream>::WriteFront() {
   Answer& answer = queue_.front();
   if (answer.kind == Answer::Kind::kDrop) return Close();
   if (answer.kind == Answer::Kind::kError) return WriteError();
   if (answer.response.delay_ms > 0 && Clock::now() < answer.ready_at) {
     delay_timer_.expires_at(answer.ready_at);
-    delay_timer_.async_wait([self = shared_from_this()](beast::error_code) {
+    delay_timer_.async_wait([self = this->shared_from_this()](beast::error_code) {
       if (!self->closed_) self->WriteResponse();
     });
     return;
@@ -209,8 +229,9 @@ void Session::WriteFront() {
   WriteResponse();
 }
 
+template <class Stream>
 template <typename Message>
-void Session::SetCommonHeaders(Message& res, const Answer& answer) {
+void BasicSession<Stream>::SetCommonHeaders(Message& res, const Answer& answer) {
   res.set(http::field::server, "schedemu");
   const api::HttpResponse& response = answer.response;
   if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
@@ -223,7 +244,8 @@ void Session::SetCommonHeaders(Message& res, const Answer& answer) {
   close_after_ = !keep;
 }
 
-void Session::WriteResponse() {
+template <class Stream>
+void BasicSession<Stream>::WriteResponse() {
   Answer& answer = queue_.front();
   if (answer.response.stream) return StartStream();
   auto res = std::make_shared<http::response<http::string_body>>(
@@ -232,14 +254,15 @@ void Session::WriteResponse() {
   res->body() = std::move(answer.response.body);
   res->prepare_payload();
   if (answer.head_only) res->body().clear();
-  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
   http::async_write(stream_, *res,
-                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                    [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
                       self->AfterWrite(ec);
                     });
 }
 
-void Session::WriteError() {
+template <class Stream>
+void BasicSession<Stream>::WriteError() {
   Answer& answer = queue_.front();
   auto res = std::make_shared<http::response<http::string_body>>(
       static_cast<http::status>(answer.response.status), 11);
@@ -252,27 +275,29 @@ void Session::WriteError() {
   res->body() = std::move(body);
   res->prepare_payload();
   close_after_ = true;
-  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
   http::async_write(stream_, *res,
-                    [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                    [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
                       self->AfterWrite(ec);
                     });
 }
 
-void Session::RefuseOverCapacity() {
+template <class Stream>
+void BasicSession<Stream>::RefuseOverCapacity() {
   auto res =
       std::make_shared<http::response<http::string_body>>(http::status::service_unavailable, 11);
   res->set(http::field::content_type, "application/json");
   res->set(http::field::connection, "close");
   res->body() = R"({"error":"too many connections"})";
   res->prepare_payload();
-  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
   http::async_write(
       stream_, *res,
-      [self = shared_from_this(), res](beast::error_code, std::size_t) { self->Close(); });
+      [self = this->shared_from_this(), res](beast::error_code, std::size_t) { self->Close(); });
 }
 
-void Session::AfterWrite(beast::error_code ec) {
+template <class Stream>
+void BasicSession<Stream>::AfterWrite(beast::error_code ec) {
   if (ec) return Close();
   queue_.pop_front();
   if (close_after_) return Close();
@@ -289,7 +314,8 @@ void Session::AfterWrite(beast::error_code ec) {
 
 // ---- Streaming ----
 
-void Session::StartStream() {
+template <class Stream>
+void BasicSession<Stream>::StartStream() {
   Answer& answer = queue_.front();
   streaming_ = true;
   poller_ = std::move(answer.response.stream);
@@ -304,27 +330,29 @@ void Session::StartStream() {
   }
   serializer_.emplace(*stream_res_);
   pending_ = std::move(answer.response.body);
-  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
   http::async_write_header(stream_, *serializer_,
-                           [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                           [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                              if (ec) return self->Close();
                              self->WriteStreamData(false);
                            });
 }
 
-void Session::WriteStreamData(bool done) {
+template <class Stream>
+void BasicSession<Stream>::WriteStreamData(bool done) {
   if (pending_.empty()) {
     if (done) return FinishStream();
     return SchedulePoll(0);
   }
   auto data = std::make_shared<std::string>(std::move(pending_));
   pending_.clear();
-  auto on_written = [self = shared_from_this(), data, done](beast::error_code ec, std::size_t) {
+  auto on_written = [self = this->shared_from_this(), data, done](beast::error_code ec,
+                                                                  std::size_t) {
     if (ec) return self->Close();
     if (done) return self->FinishStream();
     self->SchedulePoll(0);
   };
-  stream_.expires_after(Ms(context_.options.write_timeout_ms));
+  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
   if (chunked_) {
     net::async_write(stream_, http::make_chunk(net::buffer(*data)), std::move(on_written));
   } else {
@@ -332,13 +360,15 @@ void Session::WriteStreamData(bool done) {
   }
 }
 
-void Session::SchedulePoll(int delay_ms) {
+template <class Stream>
+void BasicSession<Stream>::SchedulePoll(int delay_ms) {
   if (Stopping()) return FinishStream();
   poll_timer_.expires_after(Ms(delay_ms));
-  poll_timer_.async_wait([self = shared_from_this()](beast::error_code) { self->Poll(); });
+  poll_timer_.async_wait([self = this->shared_from_this()](beast::error_code) { self->Poll(); });
 }
 
-void Session::Poll() {
+template <class Stream>
+void BasicSession<Stream>::Poll() {
   if (Stopping()) return FinishStream();
   api::StreamChunk chunk = poller_();
   if (chunk.data.empty() && !chunk.done) return SchedulePoll(std::max(1, chunk.retry_after_ms));
@@ -346,17 +376,20 @@ void Session::Poll() {
   WriteStreamData(chunk.done);
 }
 
-void Session::FinishStream() {
+template <class Stream>
+void BasicSession<Stream>::FinishStream() {
   streaming_ = false;
   poller_ = nullptr;
   if (!chunked_) return Close();
-  stream_.expires_after(Ms(context_.options.final_write_timeout_ms));
-  net::async_write(
-      stream_, http::make_chunk_last(),
-      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->AfterWrite(ec); });
+  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
+  net::async_write(stream_, http::make_chunk_last(),
+                   [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                     self->AfterWrite(ec);
+                   });
 }
 
-void Session::Close() {
+template <class Stream>
+void BasicSession<Stream>::Close() {
   if (closed_) return;
   closed_ = true;
   ++header_deadline_;
@@ -364,8 +397,11 @@ void Session::Close() {
   delay_timer_.cancel();
   poll_timer_.cancel();
   beast::error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-  stream_.socket().close(ec);
+  Tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+  Tcp().socket().close(ec);
 }
+
+template class BasicSession<beast::tcp_stream>;
+template class BasicSession<TlsStream>;
 
 }  // namespace schedemu

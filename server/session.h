@@ -8,6 +8,10 @@
 // refused). Reading ahead stops behind an answer that streams, is delayed, or ends the connection:
 // the next request is read only once that answer has been written.
 //
+// One class template for both transports: Session over plain TCP, TlsSession over TLS (inside a
+// CONNECT tunnel or on a --tls-listen port, server/tunnel_session.h hands the stream over after
+// the handshake). Both are instantiated in session.cc.
+//
 // Part of the server's own translation units (Beast stays behind server/http_server.h).
 #ifndef SCHEDEMU_SERVER_SESSION_H_
 #define SCHEDEMU_SERVER_SESSION_H_
@@ -23,6 +27,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "api/http.h"
 #include "api/router.h"
@@ -38,19 +43,30 @@ struct SessionContext {
   std::atomic<bool> stopping{false};
 };
 
-class Session : public std::enable_shared_from_this<Session> {
+// What a request learns of its connection beyond the socket.
+struct ConnectionInfo {
+  std::string scheme = "http";  // "https" over TLS
+  // The emulated host this TLS connection was opened for (CONNECT target or SNI), "" otherwise;
+  // the request guard accepts it as Host (api::HttpRequest::tls_host).
+  std::string tls_host;
+};
+
+template <class Stream>
+class BasicSession : public Connection, public std::enable_shared_from_this<BasicSession<Stream>> {
  public:
-  Session(boost::asio::ip::tcp::socket&& socket, const SessionContext& context,
-          std::shared_ptr<SessionRegistry> registry);
-  ~Session();
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
+  // `buffer`: bytes already read from the stream (after a TLS handshake).
+  BasicSession(Stream&& stream, const SessionContext& context,
+               std::shared_ptr<SessionRegistry> registry, ConnectionInfo info = {},
+               boost::beast::flat_buffer buffer = {});
+  ~BasicSession() override;
+  BasicSession(const BasicSession&) = delete;
+  BasicSession& operator=(const BasicSession&) = delete;
 
   // Begins on the strand: answers 503 and closes when `over_capacity`, else reads the first
   // request.
   void Start(bool over_capacity);
   // Any thread: close when idle, otherwise after the answers of the requests already read.
-  void Shutdown();
+  void Shutdown() override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -103,8 +119,11 @@ class Session : public std::enable_shared_from_this<Session> {
   bool Stopping() const { return stop_requested_ || context_.stopping.load(); }
   void Close();
 
-  boost::beast::tcp_stream stream_;
+  boost::beast::tcp_stream& Tcp() { return boost::beast::get_lowest_layer(stream_); }
+
+  Stream stream_;
   const SessionContext& context_;
+  ConnectionInfo info_;
   std::shared_ptr<SessionRegistry> registry_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
@@ -135,6 +154,12 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
   bool stop_requested_ = false;
 };
+
+using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+extern template class BasicSession<boost::beast::tcp_stream>;
+extern template class BasicSession<TlsStream>;
+using Session = BasicSession<boost::beast::tcp_stream>;
+using TlsSession = BasicSession<TlsStream>;
 
 }  // namespace schedemu
 

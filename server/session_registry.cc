@@ -4,19 +4,26 @@
 #include <utility>
 #include <vector>
 
-#include "server/session.h"
-
 namespace schedemu {
 
-bool SessionRegistry::Add(const std::shared_ptr<Session>& session, int max_connections) {
+bool SessionRegistry::Add(const std::shared_ptr<Connection>& session, int max_connections) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool over = connections_++ >= max_connections;
+  TrackLocked(session);
+  return over;
+}
+
+void SessionRegistry::Track(const std::shared_ptr<Connection>& session) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TrackLocked(session);
+}
+
+void SessionRegistry::TrackLocked(const std::shared_ptr<Connection>& session) {
   // Drop expired entries as we go so the list stays as long as the live sessions.
   for (auto it = sessions_.begin(); it != sessions_.end();) {
     it = it->expired() ? sessions_.erase(it) : std::next(it);
   }
   sessions_.push_back(session);
-  return over;
 }
 
 void SessionRegistry::Closed() {
@@ -27,7 +34,7 @@ void SessionRegistry::Closed() {
 }
 
 void SessionRegistry::Drain(std::function<void()> on_drained) {
-  std::vector<std::shared_ptr<Session>> live;
+  std::vector<std::shared_ptr<Connection>> live;
   {
     std::lock_guard<std::mutex> lock(mu_);
     draining_ = true;

@@ -14,13 +14,23 @@
 
 namespace schedemu {
 
-class Session;
+// What the registry asks of a live connection (a session, or a CONNECT / TLS handshake not yet
+// become one).
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Any thread: close when idle, otherwise after the answers of the requests already read.
+  virtual void Shutdown() = 0;
+};
 
 class SessionRegistry {
  public:
   // Counts a new connection and remembers its session; true when the connection is over
   // `max_connections` (the session then refuses it and closes, which counts it out again).
-  bool Add(const std::shared_ptr<Session>& session, int max_connections);
+  bool Add(const std::shared_ptr<Connection>& session, int max_connections);
+  // Remembers a connection already counted under another object (a tunnel's TLS session taking
+  // over from its CONNECT handshake): the count does not change.
+  void Track(const std::shared_ptr<Connection>& session);
   // From a session's destructor: one connection fewer; calls the drain callback at zero.
   void Closed();
   // Starts the drain: every live session is asked to finish (Session::Shutdown), and `on_drained`
@@ -31,12 +41,14 @@ class SessionRegistry {
   void Detach();
 
  private:
+  void TrackLocked(const std::shared_ptr<Connection>& session);
+
   std::mutex mu_;
   bool attached_ = true;
   bool draining_ = false;
   int connections_ = 0;
   std::function<void()> on_drained_;
-  std::list<std::weak_ptr<Session>> sessions_;
+  std::list<std::weak_ptr<Connection>> sessions_;
 };
 
 }  // namespace schedemu
