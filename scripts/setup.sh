@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
-  libboost1.81-dev nlohmann-json3-dev libabsl-dev
+  libboost1.81-dev nlohmann-json3-dev libabsl-dev libssl-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-google-auth python3-jsonschema openssl jq
   chromium

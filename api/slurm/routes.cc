@@ -12,6 +12,7 @@
 #include "api/slurm/routes.h"
 
 #include "absl/strings/str_cat.h"
+#include "api/credentials.h"
 #include "api/principals.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/handlers.h"
@@ -70,7 +71,7 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   bool cluster_ok = true;
   if (user && token && !user->empty() && !token->empty()) {
     emu.WithWorld([&](World& w) {
-      ResolvedPrincipal p = ResolveBearerToken(w, *token);
+      ResolvedPrincipal p = ResolveBearerToken(w, PresentedDigest(req, kSlurmUserToken, *token));
       authenticated = p.check == TokenCheck::kOk && p.principal->linux_user == *user;
       if (!authenticated || !cluster_header) return;
       cluster_ok = false;
