@@ -61,13 +61,16 @@ int HttpStatusForCodeName(std::string_view name);
 
 // One request that may have changed the world or the control plane, with the virtual time it
 // was applied at. A world is a pure function of (scenario, seed, requests), so replaying the
-// journal on the same scenario rebuilds it exactly (serve --state-file).
+// journal on the same scenario rebuilds it exactly (serve --state-file). No credential is kept
+// (api/control/journal.cc): a credential header or field says "[redacted]" and `credentials`
+// holds its SHA-256, which the replay hands the handlers (HttpRequest::credential_digests).
 struct JournalEntry {
   TimeMs at = 0;
   std::string method;
   std::string target;
   std::vector<std::pair<std::string, std::string>> headers;  // lowercased names
   std::string body;
+  std::map<std::string, std::string> credentials;  // name -> SHA-256 hex
 };
 
 class ControlPlane {

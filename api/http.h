@@ -32,6 +32,11 @@ struct HttpRequest {
   // tunnel, the SNI of a --tls-listen port), "" otherwise: the request guard accepts it as Host.
   std::string tls_host;
   int version = 11;  // 10 or 11
+  // Set only in-process by the journal replay (api/headless/state_file.h), never from the wire:
+  // the SHA-256 of each credential the original request presented, by name ("authorization",
+  // "x-api-key", "x-slurm-user-token", "client_secret"), whose value the journal did not keep.
+  // Read through PresentedDigest (api/credentials.h).
+  std::map<std::string, std::string, std::less<>> credential_digests;
 
   std::optional<std::string_view> Header(std::string_view lowercase_name) const;
   std::optional<std::string_view> Query(std::string_view name) const;  // first value

@@ -7,6 +7,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/string_view.h"
+#include "api/credentials.h"
 #include "api/json_writer.h"
 
 namespace schedemu::api {
@@ -44,17 +45,21 @@ std::string MintJwt(std::string_view subject, TimeMs issued_at, TimeMs expires_a
 
 std::string MintOpaqueToken(SeededRng& rng) { return "tok-" + rng.Hex(32); }
 
-const Token& MintToken(World& world, Dialect dialect, std::string subject, std::string workspace,
-                       bool jwt) {
+MintedToken MintToken(World& world, Dialect dialect, std::string subject, std::string workspace,
+                      bool jwt) {
   Token t;
   t.dialect = dialect;
   t.subject = std::move(subject);
   t.workspace = std::move(workspace);
   t.issued_at = world.now();
   t.expires_at = AddTime(t.issued_at, world.config().token_lifetime);
-  t.token = jwt ? MintJwt(t.subject, t.issued_at, t.expires_at, world.rng())
-                : MintOpaqueToken(world.rng());
-  return world.StoreToken(std::move(t));
+  MintedToken minted;
+  minted.token = jwt ? MintJwt(t.subject, t.issued_at, t.expires_at, world.rng())
+                     : MintOpaqueToken(world.rng());
+  t.digest = SecretDigest(minted.token);
+  t.shown = RedactSecret(minted.token);
+  minted.stored = &world.StoreToken(std::move(t));
+  return minted;
 }
 
 }  // namespace schedemu::api

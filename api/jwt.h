@@ -1,8 +1,9 @@
 // Bearer tokens as the emulated services mint them. The api layer formats the token string — an
 // RS256-shaped JWT (Cloud.ru service_auth) or an opaque "tok-" token (the Vertex OAuth endpoint)
-// — and the model stores it and looks it up (World::StoreToken, World::FindToken). The random
-// parts (jti, signature, opaque id) come from the world's seeded rng, so a scenario mints the
-// same tokens on every run.
+// — hands it to the caller once (the answer that mints it) and stores only its SHA-256 digest
+// and redacted form in the model (World::StoreToken, World::FindToken; api/credentials.h). The
+// random parts (jti, signature, opaque id) come from the world's seeded rng, so a scenario mints
+// the same tokens on every run.
 #ifndef SCHEDEMU_API_JWT_H_
 #define SCHEDEMU_API_JWT_H_
 
@@ -28,10 +29,15 @@ std::string MintJwt(std::string_view subject, TimeMs issued_at, TimeMs expires_a
 // "tok-" + 32 random hex digits.
 std::string MintOpaqueToken(SeededRng& rng);
 
+struct MintedToken {
+  std::string token;    // the token string, for the answer only: the world keeps its digest
+  const Token* stored;  // what the world keeps (in the world; valid while it is)
+};
+
 // Mints a token for `subject` (and Cloud.ru `workspace`), valid from now for the world's
-// token_lifetime, and stores it in the world.
-const Token& MintToken(World& world, Dialect dialect, std::string subject, std::string workspace,
-                       bool jwt);
+// token_lifetime, and stores its digest in the world.
+MintedToken MintToken(World& world, Dialect dialect, std::string subject, std::string workspace,
+                      bool jwt);
 
 }  // namespace schedemu::api
 

@@ -14,17 +14,17 @@ const PrincipalConfig* FindPrincipalByEmail(const World& world, std::string_view
   return nullptr;
 }
 
-ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token) {
+ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token_digest) {
   ResolvedPrincipal r;
-  if (token.empty()) return r;
+  if (token_digest.empty()) return r;
   for (const PrincipalConfig& p : world.config().principals) {
-    if (!p.token.empty() && p.token == token) {
+    if (!p.token_sha256.empty() && p.token_sha256 == token_digest) {
       r.check = TokenCheck::kOk;
       r.principal = p;
       return r;
     }
   }
-  const Token* t = world.FindToken(token);
+  const Token* t = world.FindToken(token_digest);
   if (t == nullptr || t->dialect != Dialect::kSlurm) return r;
   if (t->expires_at <= world.now()) {
     r.check = TokenCheck::kExpired;

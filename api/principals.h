@@ -20,8 +20,9 @@ struct ResolvedPrincipal {
 };
 
 // A static principal token, or an unexpired token minted for a principal's e-mail (Slurm
-// dialect). Minted tokens of an e-mail no principal has are unknown.
-ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token);
+// dialect), given by its SHA-256 digest (PresentedDigest, api/credentials.h). Minted tokens of
+// an e-mail no principal has are unknown.
+ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token_digest);
 
 // The principal with this e-mail (case-insensitive), or nullptr.
 const PrincipalConfig* FindPrincipalByEmail(const World& world, std::string_view email);

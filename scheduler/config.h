@@ -15,8 +15,9 @@ namespace schedemu {
 
 struct ServiceAccountConfig {
   std::string client_id;
-  std::string client_secret;
-  std::string email;   // e.g. "demo-client@demo.iam"; used as job_author
+  std::string client_secret;         // "" when the scenario gives only the digest
+  std::string client_secret_sha256;  // SHA-256 hex (api/credentials.h): what is compared
+  std::string email;                 // e.g. "demo-client@demo.iam"; used as job_author
   bool admin = false;  // workspace admin: may assign/unassign the shared-cluster queue
 };
 
@@ -24,7 +25,8 @@ struct WorkspaceConfig {
   std::string id;  // UUID
   std::string name;
   std::string namespace_name;  // "ai0001011-03548"-style
-  std::string api_key;         // x-api-key
+  std::string api_key;         // x-api-key ("" when the scenario gives only the digest)
+  std::string api_key_sha256;  // SHA-256 hex of the x-api-key: what is compared ("" = none)
   std::vector<ServiceAccountConfig> service_accounts;
   std::vector<std::string> allocations;  // allocation names the workspace is bound to
   // Regions whose shared-cluster queue the workspace is assigned to at start.
@@ -166,7 +168,8 @@ struct SlurmClusterConfig {
 // user; the OAuth token endpoint mints tokens for it).
 struct PrincipalConfig {
   std::string email;
-  std::string token;                  // static bearer token ("" = none)
+  std::string token;                  // static bearer token ("" = none, or only its digest)
+  std::string token_sha256;           // SHA-256 hex of the static token: what is compared
   std::vector<std::string> projects;  // projects it has access to
   std::string linux_user;             // Slurm user its jobs run as
   std::string role = "roles/aiplatform.user";

@@ -83,8 +83,11 @@ struct SlurmCluster {
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
+// A minted bearer token. The token string itself is never kept (README "Security model"): the
+// api layer (api/credentials.h) hands the model its SHA-256 and the form views may show.
 struct Token {
-  std::string token;
+  std::string digest;  // SHA-256 of the token string, lowercase hex: the key of World's tokens
+  std::string shown;   // redacted form for views ("eyJhbG…")
   Dialect dialect = Dialect::kCloudRu;
   std::string subject;    // Cloud.ru: client_id; Vertex: principal e-mail
   std::string workspace;  // Cloud.ru: workspace id of the service account

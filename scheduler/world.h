@@ -127,11 +127,15 @@ class World {
   // stopped (Stopped); running ones keep running to their end (documented in README).
   absl::Status AssignSharedQueue(std::string_view workspace, std::string_view region);
   absl::Status UnassignSharedQueue(std::string_view workspace, std::string_view region);
-  // Tokens (both dialects). The api layer mints them (api/jwt.h); StoreToken keeps one (replacing
-  // a token with the same string) and returns the stored copy.
+  // Tokens (both dialects), keyed by the SHA-256 digest of the token string (Token::digest): the
+  // api layer mints them (api/jwt.h) and digests what a request presents (api/credentials.h);
+  // the model never sees a token string. StoreToken keeps one (replacing a token with the same
+  // digest) and returns the stored copy.
   const Token& StoreToken(Token token);
-  // nullptr when unknown; expired tokens are returned (callers check expires_at against now()).
-  const Token* FindToken(std::string_view token) const;
+  // By digest; nullptr when unknown; expired tokens are returned (callers check expires_at
+  // against now()).
+  const Token* FindToken(std::string_view digest) const;
+  const std::map<std::string, Token, std::less<>>& tokens() const { return tokens_; }
 
   // ---- Slurm ----
   absl::StatusOr<JobId> SubmitSlurmJob(JobRequest request);

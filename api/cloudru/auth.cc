@@ -2,6 +2,7 @@
 // the virtual clock (WorldConfig::token_lifetime, 3600 s by default).
 #include "api/cloudru/handlers.h"
 #include "api/cloudru/validation.h"
+#include "api/credentials.h"
 #include "api/jwt.h"
 
 namespace schedemu::api::cloudru {
@@ -19,12 +20,15 @@ HttpResponse ServiceAuth(Emulator& emu, const HttpRequest& request) {
     std::string token;
     int64_t expires_in = 0;
   };
+  // The secret is compared by digest (the scenario may give only the digest; the journal replay
+  // supplies the digest instead of the secret: api/credentials.h).
+  const std::string secret_digest = PresentedDigest(request, kClientSecret, *client_secret);
   std::optional<Minted> minted = emu.WithWorld([&](World& w) -> std::optional<Minted> {
     for (const Workspace& ws : w.workspaces()) {
       for (const ServiceAccountConfig& sa : ws.config.service_accounts) {
-        if (sa.client_id == *client_id && sa.client_secret == *client_secret) {
-          const Token& t = MintToken(w, Dialect::kCloudRu, sa.client_id, ws.config.id, true);
-          return Minted{t.token, ToSeconds(t.expires_at - t.issued_at)};
+        if (sa.client_id == *client_id && sa.client_secret_sha256 == secret_digest) {
+          MintedToken t = MintToken(w, Dialect::kCloudRu, sa.client_id, ws.config.id, true);
+          return Minted{std::move(t.token), ToSeconds(t.stored->expires_at - t.stored->issued_at)};
         }
       }
     }

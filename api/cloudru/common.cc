@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "api/cloudru/strings.h"
+#include "api/credentials.h"
 
 namespace schedemu::api::cloudru {
 
@@ -32,7 +33,7 @@ std::variant<Caller, HttpResponse> AuthenticateIn(const World& world, const Http
   if (!api_key) return ErrorNoApiKeyHeader();
   std::optional<std::string_view> token_text = BearerLess(*authorization);
   if (!token_text) return ErrorNoAuthorizationHeader();
-  const Token* token = world.FindToken(*token_text);
+  const Token* token = world.FindToken(PresentedDigest(request, kAuthorization, *token_text));
   if (token == nullptr || token->dialect != Dialect::kCloudRu) return ErrorInvalidAccessToken();
   if (token->expires_at <= world.now()) return ErrorAccessTokenExpired();
   std::optional<std::string_view> workspace_id = request.Header("x-workspace-id");
@@ -40,7 +41,7 @@ std::variant<Caller, HttpResponse> AuthenticateIn(const World& world, const Http
   int ws = world.FindWorkspace(Strip(*workspace_id));
   if (ws < 0) return ErrorInvalidApiKey();
   const Workspace& workspace = world.workspaces()[ws];
-  if (workspace.config.api_key != Strip(*api_key)) {
+  if (workspace.config.api_key_sha256 != PresentedDigest(request, kApiKey, Strip(*api_key))) {
     return ErrorInvalidApiKey();
   }
   if (token->workspace != workspace.config.id) return ErrorNamespaceNotFound();

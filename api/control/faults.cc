@@ -1,12 +1,15 @@
 #include "api/control/faults.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "api/cloudru/errors.h"
 #include "api/control/journal.h"
 #include "api/control_plane.h"
+#include "api/credentials.h"
 #include "api/slurm/errors.h"
 #include "api/vertex/errors.h"
+#include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
 
@@ -39,16 +42,6 @@ std::string DefaultMessage(int status) {
   }
 }
 
-std::string BearerToken(const HttpRequest& r) {
-  auto h = r.Header("authorization");
-  if (!h) return "";
-  std::string v(*h);
-  if (v.size() > 7 && (v.compare(0, 7, "Bearer ") == 0 || v.compare(0, 7, "bearer ") == 0)) {
-    return v.substr(7);
-  }
-  return v;
-}
-
 }  // namespace
 
 std::vector<std::string> RequestTenants(const World& w, const HttpRequest& r) {
@@ -60,19 +53,23 @@ std::vector<std::string> RequestTenants(const World& w, const HttpRequest& r) {
   };
   if (auto id = r.Header("x-workspace-id")) add_workspace(w.FindWorkspace(*id));
   if (auto key = r.Header("x-api-key")) {
+    const std::string digest =
+        PresentedDigest(r, kApiKey, SV(absl::StripAsciiWhitespace(AV(*key))));
     for (size_t i = 0; i < w.workspaces().size(); ++i) {
-      if (w.workspaces()[i].config.api_key == *key) add_workspace(static_cast<int>(i));
+      if (w.workspaces()[i].config.api_key_sha256 == digest) add_workspace(static_cast<int>(i));
     }
   }
   if (auto user = r.Header("x-slurm-user-name")) out.emplace_back(*user);
-  std::string token = BearerToken(r);
+  auto authorization = r.Header("authorization");
+  std::string_view token = authorization ? AuthorizationCredential(*authorization) : "";
   if (!token.empty()) {
+    const std::string digest = PresentedDigest(r, kAuthorization, token);
     std::string email;
     for (const auto& p : w.config().principals) {
-      if (!p.token.empty() && p.token == token) email = p.email;
+      if (!p.token_sha256.empty() && p.token_sha256 == digest) email = p.email;
     }
     if (email.empty()) {
-      if (const Token* t = w.FindToken(token); t != nullptr && t->dialect == Dialect::kSlurm) {
+      if (const Token* t = w.FindToken(digest); t != nullptr && t->dialect == Dialect::kSlurm) {
         email = t->subject;
       }
     }

@@ -1,7 +1,13 @@
 // The request journal behind `serve --state-file` (api/headless/state_file.h): every request that
 // may change the world or the control plane, with the virtual time it was applied at, kept in the
 // emulator's ControlPlane. A world is a pure function of (scenario, seed, requests), so replaying
-// the journal on the same scenario rebuilds it exactly.
+// the journal on the same scenario rebuilds it exactly. The journal keeps no credential (README
+// "Security model", ARCHITECTURE.md "Persistence"): credential headers (Authorization,
+// x-api-key, X-SLURM-USER-TOKEN) and the service_auth `client_secret` are kept as "[redacted]"
+// plus their SHA-256 (JournalEntry::credentials), which the replay hands the handlers; the OAuth
+// token endpoint's assertion and refresh token are reduced to the principal they name; a
+// scenario body keeps digests in place of its credentials; control requests are journaled only
+// once the control token check passed, and without their Authorization.
 #ifndef SCHEDEMU_API_CONTROL_JOURNAL_H_
 #define SCHEDEMU_API_CONTROL_JOURNAL_H_
 

@@ -321,6 +321,19 @@ OJson StateJson(World& w) {
       {"failed", c.failed},       {"cancelled", c.cancelled}, {"preemptions", c.preemptions},
       {"requeues", c.requeues},   {"timeouts", c.timeouts},   {"node_failures", c.node_failures}};
   s["events"] = static_cast<int64_t>(w.events().size());
+  // Minted tokens: the world keeps only their digests; the view shows the redacted form.
+  OJson tokens = OJson::array();
+  for (const auto& [digest, t] : w.tokens()) {
+    OJson tj{{"token", t.shown},
+             {"dialect", std::string(DialectName(t.dialect))},
+             {"subject", t.subject}};
+    if (!t.workspace.empty()) tj["workspace"] = t.workspace;
+    tj["issued_at"] = FormatRfc3339Millis(t.issued_at);
+    tj["expires_at"] = FormatRfc3339Millis(t.expires_at);
+    tj["expired"] = t.expires_at <= w.now();
+    tokens.push_back(std::move(tj));
+  }
+  s["tokens"] = tokens;
   return s;
 }
 

@@ -8,9 +8,10 @@ namespace schedemu::api {
 
 InProcessApi::InProcessApi(std::vector<RouteGroup> groups) : router_(std::move(groups)) {}
 
-HttpResponse InProcessApi::Call(const std::string& method, const std::string& target,
-                                const std::map<std::string, std::string>& headers,
-                                const std::string& body) const {
+HttpResponse InProcessApi::Call(
+    const std::string& method, const std::string& target,
+    const std::map<std::string, std::string>& headers, const std::string& body,
+    const std::map<std::string, std::string>& credential_digests) const {
   HttpRequest req;
   req.method = method;
   req.target = target;
@@ -23,6 +24,7 @@ HttpResponse InProcessApi::Call(const std::string& method, const std::string& ta
     req.headers["content-type"] = "application/json";
   }
   req.body = body;
+  req.credential_digests.insert(credential_digests.begin(), credential_digests.end());
   return router_.Dispatch(req);
 }
 

@@ -18,9 +18,11 @@ class InProcessApi {
  public:
   explicit InProcessApi(std::vector<RouteGroup> groups);
   // `target` may carry a query string. Header names are lowercased here.
+  // `credential_digests`: HttpRequest::credential_digests (the journal replay only).
   HttpResponse Call(const std::string& method, const std::string& target,
                     const std::map<std::string, std::string>& headers = {},
-                    const std::string& body = "") const;
+                    const std::string& body = "",
+                    const std::map<std::string, std::string>& credential_digests = {}) const;
 
  private:
   Router router_;

@@ -18,7 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kStateFileVersion = 1;
+// 2: no credential kept (journal entries carry `credentials` digests, the base scenario keeps
+// digests in place of its secrets). 1 (credentials in clear) is still read.
+constexpr int kStateFileVersion = 2;
 
 }  // namespace
 
@@ -27,15 +29,18 @@ absl::Status SaveStateFile(Emulator& emu, const std::string& path) {
   for (const JournalEntry& e : emu.control().JournalEntries()) {
     json headers = json::object();
     for (const auto& [k, v] : e.headers) headers[k] = v;
-    journal.push_back(json{{"at", e.at},
-                           {"method", e.method},
-                           {"target", e.target},
-                           {"headers", headers},
-                           {"body", e.body}});
+    json entry{{"at", e.at},
+               {"method", e.method},
+               {"target", e.target},
+               {"headers", headers},
+               {"body", e.body}};
+    if (!e.credentials.empty()) entry["credentials"] = e.credentials;
+    journal.push_back(std::move(entry));
   }
   TimeMs now = emu.WithWorld([](World& w) { return w.now(); });
+  const std::string base = emu.control().BaseScenario();
   json file = {{"version", kStateFileVersion},
-               {"base_scenario", emu.control().BaseScenario()},
+               {"base_scenario", ScenarioWithDigests(base).value_or(base)},
                {"seed", emu.options().seed ? json(*emu.options().seed) : json()},
                {"saved_at", now},
                {"journal", journal}};
@@ -62,10 +67,11 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
   };
-  if (!file.is_object() || file.value("version", 0) != kStateFileVersion ||
+  const int version = file.is_object() ? file.value("version", 0) : 0;
+  if (!file.is_object() || (version != 1 && version != kStateFileVersion) ||
       !file["base_scenario"].is_string() || !file["journal"].is_array() ||
       !file["saved_at"].is_number_integer()) {
-    return bad("not a schedemu state file (version 1)");
+    return bad("not a schedemu state file (version 1 or 2)");
   }
   auto base = ParseScenario(file["base_scenario"].get<std::string>(), path + " (base scenario)");
   if (!base.ok()) return base.status();
@@ -79,6 +85,8 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
 
   EmulatorOptions options = live.options();
   options.clock_mode = Clock::Mode::kManual;
+  // Only control requests that passed the token check were journaled (api/control/journal.h).
+  options.control_token.clear();
   if (file["seed"].is_number_unsigned()) options.seed = file["seed"].get<uint64_t>();
   Emulator replay(options, [] { return int64_t{0}; });
   if (absl::Status s = replay.Load(base->world, base->text); !s.ok()) return s;
@@ -87,7 +95,8 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
   InProcessApi api(AllRouteGroups(replay));
   for (const json& e : file["journal"]) {
     if (!e.is_object() || !e["at"].is_number_integer() || !e["method"].is_string() ||
-        !e["target"].is_string() || !e["body"].is_string() || !e["headers"].is_object()) {
+        !e["target"].is_string() || !e["body"].is_string() || !e["headers"].is_object() ||
+        (e.contains("credentials") && !e["credentials"].is_object())) {
       return bad("malformed journal entry");
     }
     TimeMs at = e["at"];
@@ -101,7 +110,13 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
     for (auto it = e["headers"].begin(); it != e["headers"].end(); ++it) {
       if (it.value().is_string()) headers[it.key()] = it.value().get<std::string>();
     }
-    api.Call(e["method"], e["target"], headers, e["body"]);
+    std::map<std::string, std::string> credentials;
+    if (e.contains("credentials")) {
+      for (auto it = e["credentials"].begin(); it != e["credentials"].end(); ++it) {
+        if (it.value().is_string()) credentials[it.key()] = it.value().get<std::string>();
+      }
+    }
+    api.Call(e["method"], e["target"], headers, e["body"], credentials);
   }
   TimeMs saved_at = file["saved_at"];
   replay.WithWorld([&](World& w) {

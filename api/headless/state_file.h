@@ -4,7 +4,9 @@
 // rule counted) with the virtual time each was applied at, and the virtual time of the save.
 // Restoring replays the journal (kept by api/control/journal.h) in-process through every route
 // group on the manual clock and moves the result into the live emulator: jobs, tokens,
-// identifiers, timestamps, faults and snapshots are as before.
+// identifiers, timestamps, faults and snapshots are as before. The file keeps no credential
+// (version 2): the base scenario keeps digests in place of its secrets (ScenarioWithDigests)
+// and the journal entries carry credential digests, not credentials (api/control/journal.h).
 #ifndef SCHEDEMU_API_HEADLESS_STATE_FILE_H_
 #define SCHEDEMU_API_HEADLESS_STATE_FILE_H_
 

@@ -10,9 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/credentials.h"
 #include "api/scenario/reservation_config.h"
 #include "api/scenario/slurm_accounting.h"
 #include "api/scenario/timeline.h"
+#include "scheduler/absl_compat.h"
 #include "scheduler/instance_type.h"
 
 namespace schedemu::api {
@@ -53,6 +55,37 @@ void Unique(JsonObjectReader& r, std::set<std::string>& seen, std::string_view k
   if (r.ok() && !seen.insert(value).second) {
     r.Fail(key, absl::StrCat("duplicate ", what, " \"", value, "\""));
   }
+}
+
+// A credential: `key` (the secret itself) or `key`_sha256 (only its SHA-256, 64 hex digits, or ""
+// for the empty credential, as the state file keeps it: ScenarioWithDigests). Sets `plain` ("" when
+// only the digest is given) and `digest` (always, when either is given). At most one of the two.
+void ReadSecret(JsonObjectReader& r, std::string_view key, bool required, std::string& plain,
+                std::string& digest) {
+  const std::string digest_key = absl::StrCat(AV(key), "_sha256");
+  std::optional<std::string> p = r.String(key);
+  std::optional<std::string> d = r.String(digest_key);
+  if (!r.ok()) return;
+  if (p && d) {
+    r.Fail(digest_key, absl::StrCat("give either ", AV(key), " or ", digest_key, ", not both"));
+    return;
+  }
+  if (d) {
+    if (!d->empty() && (d->size() != 64 || !std::all_of(d->begin(), d->end(), [](char c) {
+                          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                        }))) {
+      r.Fail(digest_key, "expected 64 lowercase hex digits (a SHA-256 digest)");
+      return;
+    }
+    digest = *d;
+    return;
+  }
+  if (p) {
+    plain = *p;
+    digest = SecretDigest(plain);
+    return;
+  }
+  if (required) r.Fail(key, absl::StrCat("required (or ", digest_key, ")"));
 }
 
 void CheckInstanceType(JsonObjectReader& r, std::string_view key, const std::string& value) {
@@ -236,11 +269,11 @@ class ScenarioReader {
     ws.id = r.String("id", true).value_or("");
     ws.name = r.String("name", true).value_or("");
     ws.namespace_name = r.StringOr("namespace", "");
-    ws.api_key = r.StringOr("api_key", "");
+    ReadSecret(r, "api_key", false, ws.api_key, ws.api_key_sha256);
     for (auto& sr : r.ObjectArray("service_accounts")) {
       ServiceAccountConfig sa;
       sa.client_id = sr.String("client_id", true).value_or("");
-      sa.client_secret = sr.String("client_secret", true).value_or("");
+      ReadSecret(sr, "client_secret", true, sa.client_secret, sa.client_secret_sha256);
       sa.email = sr.StringOr("email", "");
       sa.admin = sr.Bool("admin").value_or(false);
       Unique(sr, client_ids_, "client_id", sa.client_id, "client_id");
@@ -263,7 +296,7 @@ class ScenarioReader {
     }
     if (auto l = r.Int("gpu_limit", false, -1)) ws.gpu_limit = static_cast<int>(*l);
     Unique(r, ids_, "id", ws.id, "id");
-    if (r.ok() && !ws.api_key.empty() && !api_keys_.insert(ws.api_key).second) {
+    if (r.ok() && !ws.api_key_sha256.empty() && !api_keys_.insert(ws.api_key_sha256).second) {
       r.Fail("api_key", "duplicate api_key");
     }
     r.Finish();
@@ -401,11 +434,11 @@ class ScenarioReader {
   void ReadPrincipal(JsonObjectReader& r, WorldConfig& w) {
     PrincipalConfig p;
     p.email = r.String("email", true).value_or("");
-    p.token = r.StringOr("token", "");
+    ReadSecret(r, "token", false, p.token, p.token_sha256);
     p.projects = r.StringArray("projects").value_or(std::vector<std::string>{});
     p.linux_user = r.String("linux_user", true).value_or("");
     p.role = r.StringOr("role", p.role);
-    if (r.ok() && !p.token.empty() && !tokens_.insert(p.token).second) {
+    if (r.ok() && !p.token_sha256.empty() && !tokens_.insert(p.token_sha256).second) {
       r.Fail("token", "duplicate token");
     }
     r.Finish();
@@ -560,6 +593,32 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view f
     return absl::InvalidArgumentError(absl::StrCat(prefix, errors.path(), ": ", errors.why()));
   }
   return s;
+}
+
+std::optional<std::string> ScenarioWithDigests(std::string_view text) {
+  using OJson = nlohmann::ordered_json;
+  OJson doc = OJson::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::nullopt;
+  auto digest = [](OJson& obj, const char* key) {
+    if (!obj.is_object()) return;
+    auto it = obj.find(key);
+    if (it == obj.end() || !it->is_string()) return;
+    std::string d = SecretDigest(it->get<std::string>());
+    obj.erase(it);
+    obj[absl::StrCat(AV(key), "_sha256")] = d;
+  };
+  auto each = [](OJson& parent, const char* key, auto&& fn) {
+    if (!parent.is_object()) return;
+    auto it = parent.find(key);
+    if (it == parent.end() || !it->is_array()) return;
+    for (OJson& item : *it) fn(item);
+  };
+  each(doc, "workspaces", [&](OJson& ws) {
+    digest(ws, "api_key");
+    each(ws, "service_accounts", [&](OJson& sa) { digest(sa, "client_secret"); });
+  });
+  each(doc, "principals", [&](OJson& p) { digest(p, "token"); });
+  return doc.dump(2, ' ', false, OJson::error_handler_t::replace);
 }
 
 }  // namespace schedemu::api

@@ -56,6 +56,11 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, std::string_view f
 // or is empty.
 absl::Status LoadJwtKeyFiles(Scenario& scenario, std::string_view base_dir,
                              std::string_view file_name);
+// The scenario text with every credential replaced by its digest form (workspaces' `api_key`
+// -> `api_key_sha256`, service accounts' `client_secret` -> `client_secret_sha256`, principals'
+// `token` -> `token_sha256`), which parses to the same world: what the state file keeps.
+// nullopt when `text` is not a JSON object.
+std::optional<std::string> ScenarioWithDigests(std::string_view text);
 
 // The embedded default scenario (examples/default.json compiled into the binary).
 std::string_view DefaultScenarioText();

@@ -67,7 +67,7 @@ void ValidateSubmit(JsonObjectReader& r, const WorldConfig& w) {
     auto user = r.String("user", true);
     if (user &&
         std::none_of(w.principals.begin(), w.principals.end(), [&](const PrincipalConfig& p) {
-          return p.linux_user == *user && !p.token.empty();
+          return p.linux_user == *user && !p.token_sha256.empty();
         })) {
       r.Fail("user", absl::StrCat("no principal with a token maps to Linux user \"", *user, "\""));
     }

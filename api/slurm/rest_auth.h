@@ -52,8 +52,28 @@ struct RestAuthResult {
 // slurmctld's step, under the world lock: the token is a scenario principal's static token (or a
 // token the OAuth endpoint minted for it, unexpired on the virtual clock), else an HS256 JWT of
 // `cluster` (an index of w.clusters(); -1 = none) judged at wall-clock second `now`.
+// `token_digest` is the digest of the token (PresentedDigest), what static and minted tokens are
+// looked up by. `replayed_user` is set only by the journal replay: the user a JWT verified as
+// when the request was first served (the journal keeps no token; kJournalSlurmUser).
 RestAuthResult VerifyRestAuth(const World& w, int cluster, std::string_view token,
-                              std::optional<std::string_view> user_name, int64_t now);
+                              std::string_view token_digest,
+                              std::optional<std::string_view> user_name, int64_t now,
+                              std::optional<std::string_view> replayed_user = std::nullopt);
+
+// The name under which the journal records, in place of a direct-listener request's token, the
+// user it acted as (HttpRequest::credential_digests on replay; never set from the wire).
+inline constexpr std::string_view kJournalSlurmUser = "slurm-user";
+
+// One direct-listener request's authentication, both steps: `rejected` when the plugin rejects
+// it before any handler (401); `cluster_ok` false when X-SCHEDEMU-CLUSTER names no cluster
+// (`cluster` is the resource name it named, else ""); else `result`.
+struct DirectAuth {
+  bool rejected = false;
+  bool cluster_ok = true;
+  std::string cluster;
+  RestAuthResult result;
+};
+DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req);
 
 // Whether `name` is a user slurmctld can resolve on the cluster: root, the SlurmUser or one of
 // the scenario's users.

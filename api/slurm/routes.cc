@@ -82,39 +82,16 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
 // matched one, else by slurmrestd's own reading of the path (its 404 / 405 answers). A token that
 // fails slurmctld's checks still reaches the operation, which answers its auth error.
 HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
-  const slurm::RestAuthHeaders headers = slurm::RestAuthHeaders::Of(req);
-  std::optional<std::string_view> token = slurm::RestAuthToken(headers);
-  if (!token) {
+  slurm::DirectAuth auth = slurm::AuthenticateDirect(emu, req);
+  if (auth.rejected) {
     HttpResponse r = TextResponse(401, std::string(slurm::kTextAuthenticationFailure));
     r.close = true;
     return r;
   }
-  std::optional<std::string_view> cluster_header = req.Header("x-schedemu-cluster");
-  const std::function<int64_t()>& unix_seconds = emu.options().unix_seconds;
-  // No wall clock (in-process callers that set none): no JWT can be judged, all are expired.
-  const int64_t now = unix_seconds ? unix_seconds() : INT64_MAX;
-  std::string cluster;
-  bool cluster_ok = true;
-  slurm::RestAuthResult auth;
-  emu.WithWorld([&](World& w) {
-    int ci = w.clusters().empty() ? -1 : 0;
-    if (cluster_header) {
-      cluster_ok = false;
-      for (size_t i = 0; i < w.clusters().size(); ++i) {
-        const SlurmCluster& c = w.clusters()[i];
-        if (c.config.ResourceName() == *cluster_header || c.config.name == *cluster_header) {
-          cluster = c.config.ResourceName();
-          cluster_ok = true;
-          ci = static_cast<int>(i);
-        }
-      }
-      if (!cluster_ok) return;
-    }
-    auth = slurm::VerifyRestAuth(w, ci, *token, headers.user_name, now);
-  });
-  if (!cluster_ok) {
-    HttpResponse r = TextResponse(
-        404, absl::StrCat("Unknown cluster in X-SCHEDEMU-CLUSTER: ", AV(*cluster_header)));
+  if (!auth.cluster_ok) {
+    HttpResponse r =
+        TextResponse(404, absl::StrCat("Unknown cluster in X-SCHEDEMU-CLUSTER: ",
+                                       AV(req.Header("x-schedemu-cluster").value_or(""))));
     r.close = true;
     return r;
   }
@@ -122,9 +99,9 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   sreq.method = req.method;
   sreq.target = req.target;
   if (!req.body.empty()) sreq.body = req.body;
-  sreq.user = std::move(auth.user);
-  sreq.auth_refused = auth.outcome != slurm::RestAuthOutcome::kOk;
-  sreq.cluster = cluster;
+  sreq.user = std::move(auth.result.user);
+  sreq.auth_refused = auth.result.outcome != slurm::RestAuthOutcome::kOk;
+  sreq.cluster = std::move(auth.cluster);
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
   if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
   return ToHttp(slurm::HandleRoutedSlurmRequest(emu, *route, req.params, sreq));

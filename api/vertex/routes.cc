@@ -26,6 +26,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/credentials.h"
 #include "api/json_limits.h"
 #include "api/json_writer.h"
 #include "api/jwt.h"
@@ -81,6 +82,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   }
   std::optional<std::string_view> bearer = BearerToken(req.Header("authorization"));
   if (!bearer) return vertex::ErrorMissingCredentials();
+  const std::string bearer_digest = PresentedDigest(req, kAuthorization, *bearer);
   const std::string resource = ClusterResource(req);
   const std::string project(req.Param("project"));
 
@@ -88,7 +90,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   Access access = Access::kOk;
   std::string linux_user;
   emu.WithWorld([&](World& w) {
-    ResolvedPrincipal p = ResolveBearerToken(w, *bearer);
+    ResolvedPrincipal p = ResolveBearerToken(w, bearer_digest);
     if (p.check != TokenCheck::kOk) {
       access = Access::kBadToken;
       return;
@@ -238,15 +240,16 @@ HttpResponse IssueToken(Emulator& emu, const HttpRequest& req) {
   emu.WithWorld([&](World& w) {
     const PrincipalConfig* p = FindPrincipalByEmail(w, email);
     if (p == nullptr && grant == "refresh_token") {
+      const std::string digest = SecretDigest(email);
       for (const PrincipalConfig& pc : w.config().principals) {
-        if (!pc.token.empty() && pc.token == email) p = &pc;
+        if (!pc.token_sha256.empty() && pc.token_sha256 == digest) p = &pc;
       }
     }
     if (p == nullptr) return;
     found = true;
-    const schedemu::Token& t = api::MintToken(w, Dialect::kSlurm, p->email, "", false);
-    token = t.token;
-    expires_in = std::max<int64_t>(0, ToSeconds(t.expires_at - w.now()) - 1);
+    api::MintedToken t = api::MintToken(w, Dialect::kSlurm, p->email, "", false);
+    token = std::move(t.token);
+    expires_in = std::max<int64_t>(0, ToSeconds(t.stored->expires_at - w.now()) - 1);
   });
   if (!found) {
     return grant == "refresh_token" ? vertex::ErrorBadRefreshToken()

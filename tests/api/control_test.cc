@@ -1,6 +1,7 @@
 // The control API /emulator/v1 in-process: every endpoint, its effects on the world and its bad
 // inputs (400 naming the field, 404 for unknown things, 401 with --control-token).
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -12,6 +13,7 @@
 #include "api/emulator.h"
 #include "api/headless/inproc.h"
 #include "api/headless/state_file.h"
+#include "api/jwt.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 
@@ -608,6 +610,139 @@ TEST_F(ControlTest, StateFileRestoresEverything) {
   absl::Status s = RestoreStateFile(*emu_, path);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("not a schedemu state file"));
+}
+
+// The journal keeps no credential, in-process, through every route that takes one (issue 20);
+// the restored world is the same and authenticates the same clients.
+TEST_F(ControlTest, StateFileJournalKeepsNoCredential) {
+  EmulatorOptions options;
+  options.journal_requests = true;
+  options.control_token = "control-token-5be1";
+  Start(options);
+  const std::map<std::string, std::string> control = {
+      {"authorization", "Bearer control-token-5be1"}};
+  auto service_auth = [&](const std::string& id, const std::string& secret) {
+    return api_->Call("POST", "/public/v2/service_auth", {},
+                      json{{"client_id", id}, {"client_secret", secret}}.dump());
+  };
+  EXPECT_EQ(service_auth("demo-client", "wrong-secret-77aa").status, 401);
+  HttpResponse auth = service_auth("demo-client", "demo-secret");
+  ASSERT_EQ(auth.status, 200) << auth.body;
+  const std::string token = json::parse(auth.body)["token"]["access_token"];
+  const std::map<std::string, std::string> cloudru = {{"authorization", "Bearer " + token},
+                                                      {"x-api-key", "demo-api-key"},
+                                                      {"x-workspace-id", kDemoWs}};
+  json job = {{"script", "/home/jovyan/train.py"},
+              {"base_image", "img:1"},
+              {"instance_type", "a100.1gpu"},
+              {"region", "SR008"},
+              {"type", "pytorch2"},
+              {"allocation_name", "alloc-1"}};
+  HttpResponse r = api_->Call("POST", "/public/v2/jobs", cloudru, job.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string name = json::parse(r.body)["job_name"];
+
+  // OAuth: a JWT-bearer assertion (signature not checked), a static token as refresh token with
+  // a client secret beside it (form), an unknown refresh token (JSON).
+  const std::string assertion =
+      Base64UrlEncode(R"({"alg":"RS256","typ":"JWT"})") + "." +
+      Base64UrlEncode(
+          R"({"iss":"demo-sa@demo-project.iam.gserviceaccount.com","jti":"jti-c0ffee-1234","aud":"x"})") +
+      "." + Base64UrlEncode("signature-bytes-8d2e41");
+  r = api_->Call(
+      "POST", "/token", {{"content-type", "application/x-www-form-urlencoded"}},
+      "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string oauth_token = json::parse(r.body)["access_token"];
+  r = api_->Call("POST", "/token", {{"content-type", "application/x-www-form-urlencoded"}},
+                 "grant_type=refresh_token&refresh_token=other-token&client_secret=cs-51af9e");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string other_token = json::parse(r.body)["access_token"];
+  r = api_->Call(
+      "POST", "/token", {{"content-type", "application/json"}},
+      json{{"grant_type", "refresh_token"}, {"refresh_token", "1//0g-unknown-93ab"}}.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  json submit = {{"job",
+                  {{"script", "#!/bin/bash\nsleep 5"},
+                   {"partition", "gpu"},
+                   {"current_working_directory", "/tmp"},
+                   {"environment", {"PATH=/bin"}}}}};
+  r = api_->Call("POST", "/slurm/v0.0.42/job/submit",
+                 {{"x-slurm-user-name", "demo"}, {"x-slurm-user-token", oauth_token}},
+                 submit.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  r = api_->Call("POST", "/slurm/v0.0.42/job/submit",
+                 {{"x-slurm-user-name", "demo"}, {"x-slurm-user-token", "demo-token"}},
+                 submit.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  r = api_->Call(
+      "POST", std::string("/v1beta1/") + kCluster + ":callSlurmRestApi",
+      {{"authorization", "Bearer " + other_token}},
+      json{{"method", "HTTP_METHOD_POST"}, {"path", "/slurm/v0.0.42/job/submit"}, {"body", submit}}
+          .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  // The control API: a wrong token is refused (and not journaled), the right one works.
+  EXPECT_EQ(
+      api_->Call("POST", "/emulator/v1/clock/advance",
+                 {{"authorization", "Bearer wrong-control-3c3c"}}, json{{"seconds", 3600}}.dump())
+          .status,
+      401);
+  ASSERT_EQ(api_->Call("POST", "/emulator/v1/clock/advance", control, json{{"seconds", 30}}.dump())
+                .status,
+            200);
+  std::string path = ::testing::TempDir() + "/schedemu_state_secrets.json";
+  ASSERT_TRUE(SaveStateFile(*emu_, path).ok());
+  const std::string before = Call("GET", "state", nullptr, control).body;
+
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string file = ss.str();
+  for (const std::string& secret :
+       {token, token.substr(token.rfind('.') + 1), oauth_token, other_token,
+        std::string("demo-secret"), std::string("wrong-secret-77aa"), std::string("demo-api-key"),
+        std::string("demo-token"), std::string("other-token"), std::string("cs-51af9e"),
+        std::string("1//0g-unknown-93ab"), std::string("control-token-5be1"),
+        std::string("wrong-control-3c3c"), assertion, assertion.substr(assertion.rfind('.') + 1),
+        Base64UrlEncode("signature-bytes-8d2e41"), std::string("jti-c0ffee")}) {
+    EXPECT_EQ(file.find(secret), std::string::npos) << "the state file keeps " << secret;
+  }
+  // Nor does the state view.
+  for (const std::string& secret : {token, oauth_token, other_token}) {
+    EXPECT_EQ(before.find(secret), std::string::npos);
+    EXPECT_EQ(before.find(secret.substr(6, 12)), std::string::npos);
+  }
+  EXPECT_THAT(before, HasSubstr(token.substr(0, 6) + "…"));
+
+  // Restored: the same world; the minted tokens and the static credentials still work.
+  Start(options);
+  ASSERT_TRUE(RestoreStateFile(*emu_, path).ok());
+  EXPECT_EQ(Call("GET", "state", nullptr, control).body, before);
+  r = api_->Call("GET", "/public/v2/jobs/" + name, cloudru);
+  EXPECT_EQ(r.status, 200) << r.body;
+  r = api_->Call("GET", "/slurm/v0.0.42/jobs",
+                 {{"x-slurm-user-name", "demo"}, {"x-slurm-user-token", oauth_token}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["jobs"].size(), 3u);
+  EXPECT_EQ(service_auth("demo-client", "demo-secret").status, 200);
+  EXPECT_EQ(service_auth("demo-client", "wrong-secret-77aa").status, 401);
+
+  // A scenario loaded through the control API is journaled with digests and still authenticates.
+  json custom = json::parse(DefaultScenarioText());
+  custom["workspaces"][0]["service_accounts"][0]["client_secret"] = "custom-secret-4e4e";
+  ASSERT_EQ(api_->Call("POST", "/emulator/v1/scenario", control, custom.dump()).status, 200);
+  EXPECT_EQ(service_auth("demo-client", "custom-secret-4e4e").status, 200);
+  ASSERT_TRUE(SaveStateFile(*emu_, path).ok());
+  {
+    std::ifstream again(path);
+    std::stringstream text;
+    text << again.rdbuf();
+    EXPECT_EQ(text.str().find("custom-secret-4e4e"), std::string::npos);
+  }
+  Start(options);
+  ASSERT_TRUE(RestoreStateFile(*emu_, path).ok());
+  EXPECT_EQ(service_auth("demo-client", "custom-secret-4e4e").status, 200);
+  EXPECT_EQ(service_auth("demo-client", "demo-secret").status, 401);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_split.h"
+#include "api/credentials.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {
@@ -37,8 +38,9 @@ TEST(JwtTest, Base64UrlRoundTripsWithoutPadding) {
 // tests and golden outputs depend on them staying byte-identical.
 TEST(JwtTest, TokensAreTheModelsFormerTokens) {
   World w = MakeWorld(7);
-  const Token& a = MintToken(w, Dialect::kCloudRu, "demo-client", "ws-1", true);
-  EXPECT_EQ(a.token,
+  MintedToken minted = MintToken(w, Dialect::kCloudRu, "demo-client", "ws-1", true);
+  const Token& a = *minted.stored;
+  EXPECT_EQ(minted.token,
             "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNjaGVkZW11In0."
             "eyJpc3MiOiJzY2hlZGVtdSIsInN1YiI6ImRlbW8tY2xpZW50IiwiaWF0IjoxNzY3MjI1NjAwLCJleHAiOjE3Nj"
             "cyMjkyMDAsImp0aSI6IjdhOWQ2NmJlMTM1NmYxMWMyNjFjNDNhNzQ1NzY1MDNmIn0."
@@ -60,21 +62,49 @@ TEST(JwtTest, TokensAreTheModelsFormerTokens) {
 
 TEST(JwtTest, IssuedTokensAreStoredAndDeterministic) {
   World w = MakeWorld(42);
-  const Token& t = MintToken(w, Dialect::kCloudRu, "client", "ws-1", false);
+  MintedToken t = MintToken(w, Dialect::kCloudRu, "client", "ws-1", false);
   EXPECT_THAT(t.token, ::testing::MatchesRegex("tok-[0-9a-f]{32}"));
-  EXPECT_EQ(t.expires_at, t.issued_at + FromSeconds(3600));
+  EXPECT_EQ(t.stored->expires_at, t.stored->issued_at + FromSeconds(3600));
   const std::string tok = t.token;
-  const Token& j = MintToken(w, Dialect::kSlurm, "sa@demo.iam", "", true);
+  MintedToken j = MintToken(w, Dialect::kSlurm, "sa@demo.iam", "", true);
   EXPECT_THAT(j.token, ::testing::MatchesRegex("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+"));
   std::vector<std::string> parts = absl::StrSplit(j.token, '.');
   ASSERT_EQ(parts.size(), 3u);
   std::optional<std::string> payload = Base64UrlDecode(parts[1]);
   ASSERT_TRUE(payload.has_value());
   EXPECT_THAT(*payload, ::testing::HasSubstr(R"("sub":"sa@demo.iam")"));
-  ASSERT_NE(w.FindToken(tok), nullptr);
-  EXPECT_EQ(w.FindToken(tok)->subject, "client");
+  // The world keeps the digest and the redacted form, never the token.
+  EXPECT_EQ(w.FindToken(tok), nullptr);
+  ASSERT_NE(w.FindToken(SecretDigest(tok)), nullptr);
+  EXPECT_EQ(w.FindToken(SecretDigest(tok))->subject, "client");
+  EXPECT_EQ(w.FindToken(SecretDigest(tok))->shown, tok.substr(0, 6) + "…");
+  for (const auto& [digest, stored] : w.tokens()) {
+    EXPECT_EQ(digest, stored.digest);
+    EXPECT_THAT(digest, ::testing::MatchesRegex("[0-9a-f]{64}"));
+    EXPECT_EQ(stored.shown.find(tok.substr(6)), std::string::npos);
+  }
   World w2 = MakeWorld(42);
   EXPECT_EQ(MintToken(w2, Dialect::kCloudRu, "client", "ws-1", false).token, tok);
+}
+
+// SHA-256 known answers (FIPS 180-2 "abc"); the empty credential has the empty digest.
+TEST(CredentialsTest, DigestAndRedaction) {
+  EXPECT_EQ(SecretDigest("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(SecretDigest(""), "");
+  EXPECT_EQ(RedactSecret("tok-0123456789abcdef"), "tok-01…");
+  EXPECT_EQ(RedactSecret("demo-token"), "…");
+  EXPECT_EQ(AuthorizationCredential("  Bearer  abc "), "abc");
+  EXPECT_EQ(AuthorizationCredential("bearer abc"), "abc");
+  EXPECT_EQ(AuthorizationCredential("Token abc"), "Token abc");
+  EXPECT_EQ(AuthorizationCredential("Bearer  \t "), "Bearer");  // as Cloud.ru reads it
+  EXPECT_EQ(AuthorizationCredential("  "), "");
+  HttpRequest live;
+  EXPECT_EQ(PresentedDigest(live, kAuthorization, "abc"), SecretDigest("abc"));
+  HttpRequest replayed;
+  replayed.credential_digests["authorization"] = SecretDigest("abc");
+  EXPECT_EQ(PresentedDigest(replayed, kAuthorization, "[redacted]"), SecretDigest("abc"));
+  EXPECT_EQ(PresentedDigest(replayed, kApiKey, "k"), SecretDigest("k"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "api/credentials.h"
 #include "scheduler/instance_type.h"
 
 namespace schedemu::api {
@@ -33,6 +34,53 @@ std::string ErrorWith(const char* pointer, const json& value) {
   json j = DefaultJson();
   j[json::json_pointer(pointer)] = value;
   return ErrorOf(j);
+}
+
+// Credentials may be given as their SHA-256 (what the state file keeps); both forms parse to the
+// same digests, and ScenarioWithDigests leaves no secret in the text.
+TEST(ScenarioSecretsTest, DigestFormsParseToTheSameWorld) {
+  auto plain = ParseScenario(DefaultScenarioText(), "default.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  std::optional<std::string> digested = ScenarioWithDigests(DefaultScenarioText());
+  ASSERT_TRUE(digested.has_value());
+  for (const char* secret : {"demo-secret", "other-secret", "demo-api-key", "other-api-key",
+                             "demo-token", "other-token"}) {
+    EXPECT_THAT(*digested, ::testing::Not(HasSubstr(absl::StrCat("\"", secret, "\""))));
+  }
+  EXPECT_THAT(*digested, HasSubstr("\"client_secret_sha256\""));
+  auto from_digests = ParseScenario(*digested, "digested.json");
+  ASSERT_TRUE(from_digests.ok()) << from_digests.status();
+  const WorldConfig& a = plain->world;
+  const WorldConfig& b = from_digests->world;
+  ASSERT_EQ(a.workspaces.size(), b.workspaces.size());
+  for (size_t i = 0; i < a.workspaces.size(); ++i) {
+    EXPECT_EQ(a.workspaces[i].api_key_sha256, b.workspaces[i].api_key_sha256);
+    EXPECT_EQ(b.workspaces[i].api_key, "");
+    EXPECT_EQ(a.workspaces[i].api_key_sha256, SecretDigest(a.workspaces[i].api_key));
+    ASSERT_EQ(a.workspaces[i].service_accounts.size(), b.workspaces[i].service_accounts.size());
+    for (size_t j = 0; j < a.workspaces[i].service_accounts.size(); ++j) {
+      EXPECT_EQ(a.workspaces[i].service_accounts[j].client_secret_sha256,
+                b.workspaces[i].service_accounts[j].client_secret_sha256);
+      EXPECT_EQ(b.workspaces[i].service_accounts[j].client_secret, "");
+    }
+  }
+  ASSERT_EQ(a.principals.size(), b.principals.size());
+  for (size_t i = 0; i < a.principals.size(); ++i) {
+    EXPECT_EQ(a.principals[i].token_sha256, b.principals[i].token_sha256);
+    EXPECT_EQ(b.principals[i].token, "");
+  }
+  EXPECT_EQ(ScenarioWithDigests(*digested), *digested) << "idempotent";
+  EXPECT_FALSE(ScenarioWithDigests("[1]").has_value());
+
+  EXPECT_THAT(ErrorWith("/workspaces/0/service_accounts/0/client_secret_sha256", SecretDigest("x")),
+              HasSubstr("client_secret or client_secret_sha256, not both"));
+  json j = DefaultJson();
+  j["workspaces"][0].erase("api_key");
+  j["workspaces"][0]["api_key_sha256"] = "ABC";
+  EXPECT_THAT(ErrorOf(j), HasSubstr("api_key_sha256: expected 64 lowercase hex digits"));
+  j = DefaultJson();
+  j["workspaces"][0]["service_accounts"][0].erase("client_secret");
+  EXPECT_THAT(ErrorOf(j), HasSubstr("client_secret: required (or client_secret_sha256)"));
 }
 
 TEST(DefaultScenarioTest, EmbeddedTextIsTheExampleFile) {

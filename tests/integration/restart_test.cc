@@ -266,5 +266,96 @@ TEST(RestartTest, TruncatedOrCorruptStateFileRefusesToStart) {
   EXPECT_TRUE(again.ok());
 }
 
+// The state file keeps no credential (issue 20): after service_auth, jobs with the minted bearer,
+// a Vertex token minted from a refresh token that is a principal's static token, and a direct
+// slurmrestd call with a static token, the file holds none of them (nor the scenario's api key,
+// client secret or static tokens), and after a restart the world is the same: the token minted
+// before still authenticates, its expiry did not move, and the client secret still mints.
+TEST(RestartTest, StateFileKeepsNoSecretAndTheRestartStillAuthenticates) {
+  std::string state = TempStatePath("secrets");
+  std::string token, vertex_token;
+  std::set<std::string> jobs;
+  Saved before;
+  {
+    TestServer s({"--state-file", state});
+    ASSERT_TRUE(s.ok());
+    token = CloudRuToken(s);
+    ASSERT_FALSE(token.empty());
+    for (int i = 0; i < 3; ++i) {
+      HttpClientResponse r =
+          s.Request("POST", "/public/v2/jobs", CloudRuHeaders("Bearer " + token), JobBody(i));
+      ASSERT_EQ(r.status, 200) << r.body;
+      jobs.insert(Parse(r.body).value("job_name", ""));
+    }
+    // A wrong secret: refused, journaled without it.
+    HttpClientResponse r =
+        s.Json("POST", "/public/v2/service_auth",
+               Json{{"client_id", "demo-client"}, {"client_secret", "wrong-secret-1f3a"}});
+    EXPECT_EQ(r.status, 401) << r.body;
+    r = s.Request("POST", "/token", {{"Content-Type", "application/x-www-form-urlencoded"}},
+                  "grant_type=refresh_token&refresh_token=demo-token&client_id=x&"
+                  "client_secret=oauth-client-secret-77");
+    ASSERT_EQ(r.status, 200) << r.body;
+    vertex_token = Parse(r.body).value("access_token", "");
+    ASSERT_FALSE(vertex_token.empty());
+    Json submit = {{"job",
+                    {{"script", "#!/bin/bash\nsleep 5"},
+                     {"partition", "gpu"},
+                     {"current_working_directory", "/tmp"},
+                     {"environment", {"PATH=/bin"}}}}};
+    r = s.Request("POST", "/slurm/v0.0.42/job/submit",
+                  {{"X-SLURM-USER-NAME", "demo"},
+                   {"X-SLURM-USER-TOKEN", vertex_token},
+                   {"Content-Type", "application/json"}},
+                  submit.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    s.Advance(10);
+    before = Snapshot(s);
+    EXPECT_EQ(s.Stop(), 0);
+  }
+  std::ifstream in(state, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string file = ss.str();
+  Json parsed = Parse(file);
+  ASSERT_TRUE(parsed.is_object()) << file.substr(0, 200);
+  EXPECT_EQ(parsed.value("version", 0), 2);
+  for (const std::string& secret :
+       {token, token.substr(token.size() - 20), vertex_token, vertex_token.substr(4),
+        std::string("demo-secret"), std::string("wrong-secret-1f3a"),
+        std::string("oauth-client-secret-77"), std::string("demo-api-key"),
+        std::string("demo-token"), std::string("other-token")}) {
+    EXPECT_EQ(file.find(secret), std::string::npos) << "the state file keeps " << secret;
+  }
+  EXPECT_THAT(file, ::testing::HasSubstr("[redacted]"));
+  EXPECT_THAT(file, ::testing::HasSubstr("client_secret_sha256"));
+
+  TestServer again({"--state-file", state});
+  ASSERT_TRUE(again.ok());
+  Saved after = Snapshot(again);
+  EXPECT_EQ(after.jobs, before.jobs);
+  EXPECT_EQ(after.now, before.now);
+  HttpClientResponse r =
+      again.Request("GET", "/public/v2/jobs?region=SR008", CloudRuHeaders("Bearer " + token));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse(r.body).value("count", -1), static_cast<int>(jobs.size()));
+  r = again.Request("GET", "/slurm/v0.0.42/jobs",
+                    {{"X-SLURM-USER-NAME", "demo"}, {"X-SLURM-USER-TOKEN", vertex_token}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  // The static credentials of the (digested) scenario still authenticate.
+  std::string fresh = CloudRuToken(again);
+  EXPECT_FALSE(fresh.empty());
+  r = again.Request("GET", "/slurm/v0.0.42/jobs",
+                    {{"X-SLURM-USER-NAME", "demo"}, {"X-SLURM-USER-TOKEN", "demo-token"}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  // Reset goes back to the scenario the file kept, digests and all.
+  r = again.Request("POST", "/emulator/v1/reset");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(CloudRuToken(again).empty());
+  again.Advance(3600);
+  r = again.Request("GET", "/public/v2/jobs?region=SR008", CloudRuHeaders("Bearer " + token));
+  EXPECT_EQ(r.status, 401) << "a token of the world before the reset: " << r.body;
+}
+
 }  // namespace
 }  // namespace schedemu::testing

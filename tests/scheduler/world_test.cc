@@ -155,22 +155,23 @@ TEST(WorldEvents, LogAndSince) {
 TEST(WorldTokens, StoredAndFound) {
   World w = MakeWorld(CloudRuConfig());
   Token t;
-  t.token = "tok-0123456789abcdef0123456789abcdef";
+  t.digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  t.shown = "tok-01…";
   t.subject = "client";
   t.workspace = kWsA;
   t.issued_at = kT0;
   t.expires_at = kT0 + FromSeconds(3600);
-  EXPECT_EQ(w.StoreToken(t).token, t.token);
-  ASSERT_NE(w.FindToken(t.token), nullptr);
-  EXPECT_EQ(w.FindToken(t.token)->subject, "client");
-  EXPECT_EQ(w.FindToken(t.token)->workspace, kWsA);
-  EXPECT_EQ(w.FindToken(t.token)->expires_at, kT0 + FromSeconds(3600));
+  EXPECT_EQ(w.StoreToken(t).digest, t.digest);
+  ASSERT_NE(w.FindToken(t.digest), nullptr);
+  EXPECT_EQ(w.FindToken(t.digest)->subject, "client");
+  EXPECT_EQ(w.FindToken(t.digest)->workspace, kWsA);
+  EXPECT_EQ(w.FindToken(t.digest)->expires_at, kT0 + FromSeconds(3600));
   EXPECT_EQ(w.FindToken("nope"), nullptr);
   t.subject = "other";
-  w.StoreToken(t);  // same string: replaced
-  EXPECT_EQ(w.FindToken(t.token)->subject, "other");
+  w.StoreToken(t);  // same digest: replaced
+  EXPECT_EQ(w.FindToken(t.digest)->subject, "other");
   World snapshot = w;
-  EXPECT_EQ(snapshot.FindToken(t.token)->subject, "other");
+  EXPECT_EQ(snapshot.FindToken(t.digest)->subject, "other");
 }
 
 TEST(WorldControl, PreemptFailFinishNow) {
