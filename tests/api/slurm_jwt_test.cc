@@ -19,8 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kKey[] = "schedemu-demo-slurm-jwt-key-0001";
-constexpr int64_t kNow = 1800000000;
+constexpr char kClusterKey[] = "schedemu-demo-slurm-jwt-key-0001";
+constexpr int64_t kWallNow = 1800000000;
 
 TEST(SlurmJwtTest, HeaderRulesOfRestAuthJwt) {
   auto token = [](std::optional<std::string_view> t, std::optional<std::string_view> n,
@@ -50,7 +50,7 @@ TEST(SlurmJwtTest, LifespanAsScontrolTakesIt) {
 TEST(SlurmJwtTest, ScenarioKeyFields) {
   auto s = ParseScenario(DefaultScenarioText(), "default.json");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ(s->world.clusters[0].jwt_key, kKey);
+  EXPECT_EQ(s->world.clusters[0].jwt_key, kClusterKey);
   EXPECT_EQ(s->world.clusters[0].slurm_user, "slurm");
   json j = json::parse(DefaultScenarioText());
   j["slurm_clusters"][0]["jwt_key"] = "";
@@ -72,14 +72,14 @@ TEST(SlurmJwtTest, ScenarioKeyFields) {
       << st.message();
 }
 
-// The direct listener in-process, the wall clock fixed at kNow.
+// The direct listener in-process, the wall clock fixed at kWallNow.
 class SlurmJwtListenerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto s = ParseScenario(DefaultScenarioText(), "default.json");
     ASSERT_TRUE(s.ok()) << s.status();
     EmulatorOptions o;
-    o.unix_seconds = [] { return kNow; };
+    o.unix_seconds = [] { return kWallNow; };
     emu_ = std::make_unique<Emulator>(o, [] { return int64_t{0}; });
     ASSERT_TRUE(emu_->Load(s->world, s->text).ok());
     api_ = std::make_unique<InProcessApi>(AllRouteGroups(*emu_));
@@ -92,11 +92,12 @@ class SlurmJwtListenerTest : public ::testing::Test {
 };
 
 TEST_F(SlurmJwtListenerTest, ExpOnTheWallClockBoundary) {
-  HttpResponse r = Get("/slurm/v0.0.42/jobs",
-                       {{"x-slurm-user-token", MintSlurmJwt(kKey, "demo", kNow - 10, kNow)}});
+  HttpResponse r =
+      Get("/slurm/v0.0.42/jobs",
+          {{"x-slurm-user-token", MintSlurmJwt(kClusterKey, "demo", kWallNow - 10, kWallNow)}});
   EXPECT_EQ(r.status, 200) << r.body;
   r = Get("/slurm/v0.0.42/jobs",
-          {{"x-slurm-user-token", MintSlurmJwt(kKey, "demo", kNow - 10, kNow - 1)}});
+          {{"x-slurm-user-token", MintSlurmJwt(kClusterKey, "demo", kWallNow - 10, kWallNow - 1)}});
   EXPECT_EQ(r.status, 511) << r.body;
   EXPECT_EQ(json::parse(r.body)["errors"][0]["error_number"], 1007);
 }
@@ -106,16 +107,16 @@ TEST_F(SlurmJwtListenerTest, ControlRouteMintsOnTheSameClock) {
       api_->Call("POST", "/emulator/v1/slurm/token", {}, R"({"username":"demo","lifespan":60})");
   ASSERT_EQ(r.status, 200) << r.body;
   json j = json::parse(r.body);
-  EXPECT_EQ(j["iat"], kNow);
-  EXPECT_EQ(j["exp"], kNow + 60);
+  EXPECT_EQ(j["iat"], kWallNow);
+  EXPECT_EQ(j["exp"], kWallNow + 60);
   EXPECT_EQ(j["scontrol"], "SLURM_JWT=" + j["token"].get<std::string>());
-  EXPECT_EQ(j["token"], MintSlurmJwt(kKey, "demo", kNow, kNow + 60));
+  EXPECT_EQ(j["token"], MintSlurmJwt(kClusterKey, "demo", kWallNow, kWallNow + 60));
   r = api_->Call("POST", "/emulator/v1/slurm/token", {}, "{}");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(json::parse(r.body)["username"], "slurm");
-  EXPECT_EQ(json::parse(r.body)["exp"], kNow + kDefaultTokenLifespan);
+  EXPECT_EQ(json::parse(r.body)["exp"], kWallNow + kDefaultTokenLifespan);
   r = api_->Call("POST", "/emulator/v1/slurm/token", {}, R"({"lifespan":"infinite"})");
-  EXPECT_EQ(json::parse(r.body)["exp"], kNow + kInfiniteTokenLifespan);
+  EXPECT_EQ(json::parse(r.body)["exp"], kWallNow + kInfiniteTokenLifespan);
   r = api_->Call("POST", "/emulator/v1/slurm/token", {}, R"({"username":"mallory"})");
   EXPECT_EQ(r.status, 404) << r.body;
   r = api_->Call("POST", "/emulator/v1/slurm/token", {}, R"({"cluster":"nope"})");
@@ -130,9 +131,9 @@ TEST(SlurmJwtNoClockTest, WithoutAWallClockNoJwtVerifies) {
   Emulator emu(EmulatorOptions{}, [] { return int64_t{0}; });
   ASSERT_TRUE(emu.Load(s->world, s->text).ok());
   InProcessApi api(AllRouteGroups(emu));
-  HttpResponse r =
-      api.Call("GET", "/slurm/v0.0.42/ping",
-               {{"x-slurm-user-token", MintSlurmJwt(kKey, "demo", 0, kInfiniteTokenLifespan)}}, "");
+  HttpResponse r = api.Call(
+      "GET", "/slurm/v0.0.42/ping",
+      {{"x-slurm-user-token", MintSlurmJwt(kClusterKey, "demo", 0, kInfiniteTokenLifespan)}}, "");
   EXPECT_EQ(json::parse(r.body)["pings"][0]["pinged"], "DOWN") << r.body;
   r = api.Call("GET", "/slurm/v0.0.42/ping", {{"x-slurm-user-token", "demo-token"}}, "");
   EXPECT_EQ(json::parse(r.body)["pings"][0]["pinged"], "UP") << r.body;

@@ -7,7 +7,7 @@
   signed with an RSA private key (made as google-auth makes it); a token minted from a refresh
   token that is the static token (with an OAuth client secret beside it, and once with a
   real-looking Google refresh token the emulator does not know); the direct slurmrestd listener
-  with a minted token;
+  with a minted token and with a Slurm JWT signed with the cluster's key (header and Bearer);
 - the control API with the control token (and once with a wrong token); a snapshot; a restart
   from the state file, after which the token minted before still works.
 
@@ -15,11 +15,14 @@ Then every file the server wrote (state file, its log, anything else in its dire
 view (GET state, events, the events stream the dashboard reads, jobs, faults, snapshots, metrics,
 the dashboard's pages and data, the dialects' job lists) is searched for each secret of the
 SECRETS table and for distinctive pieces of each (16-character slices; for a JWT, of its payload
-and signature); any hit fails. One more secret (a Slurm JWT, say) is one more line in
+and signature); any hit fails. One more secret is one more line in
 `secrets_table`.
 """
 
+import base64
 import copy
+import hashlib
+import hmac
 import json
 import os
 import secrets as pyrandom
@@ -66,6 +69,10 @@ class Story:
         self.cloudru_token = None
         self.oauth_token = None
         self.refresh_minted_token = None
+        # The demo cluster's HS256 key (scenario configuration, kept by design) and a Slurm JWT
+        # signed with it, as `scontrol token` or a user's own tool makes one.
+        self.slurm_jwt_key = rand("jk-", 32)
+        self.slurm_jwt = slurm_jwt(self.slurm_jwt_key.encode(), "demo")
 
 
 def secrets_table(st):
@@ -82,6 +89,7 @@ def secrets_table(st):
         ("service-account private key", st.private_key),
         ("OAuth client secret", st.oauth_client_secret),
         ("unknown Google refresh token", st.google_refresh_token),
+        ("Slurm JWT (HS256, the cluster's key)", st.slurm_jwt),
         ("control token", st.control_token),
         ("wrong control token", st.wrong_control_token),
     ]
@@ -109,6 +117,18 @@ def fragments(value):
     return out
 
 
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def slurm_jwt(key, user):
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = b64url(json.dumps({"iat": int(time.time()), "exp": int(time.time()) + 3600,
+                                 "sun": user, "nonce": pyrandom.token_hex(8)}).encode())
+    mac = hmac.new(key, (header + "." + payload).encode(), hashlib.sha256).digest()
+    return header + "." + payload + "." + b64url(mac)
+
+
 def scenario_with(st):
     with open(os.path.join(lib.SOURCE_DIR, "examples", "default.json")) as f:
         doc = json.load(f)
@@ -119,6 +139,8 @@ def scenario_with(st):
     sa["client_secret"] = st.client_secret
     p = next(p for p in doc["principals"] if p["email"] == "demo@example.com")
     p["token"] = st.static_token
+    cluster = next(c for c in doc["slurm_clusters"] if c["name"] == "demo-cluster")
+    cluster["jwt_key"] = st.slurm_jwt_key
     return doc
 
 
@@ -227,6 +249,12 @@ def story(s, st, check):
                       headers={"X-SLURM-USER-NAME": "demo",
                                "X-SLURM-USER-TOKEN": st.refresh_minted_token})
     check.eq(r.status_code, 200, "direct slurmrestd with a minted token: " + r.text)
+    r = requests.post(s.base + "/slurm/v0.0.42/job/submit", json=slurm_job("jwt"),
+                      headers={"X-SLURM-USER-TOKEN": st.slurm_jwt})
+    check.eq(r.status_code, 200, "direct slurmrestd with a Slurm JWT: " + r.text)
+    r = requests.get(s.base + "/slurm/v0.0.42/jobs",
+                     headers={"Authorization": "Bearer " + st.slurm_jwt})
+    check.eq(r.status_code, 200, "direct slurmrestd with the JWT as a Bearer: " + r.text)
 
     check.eq(s.control("POST", "clock/advance", {"seconds": 10}).status_code, 200, "advance")
     check.eq(s.control("POST", "clock/advance", {"seconds": 10},
@@ -302,7 +330,8 @@ def main():
                              headers={"X-SLURM-USER-NAME": "demo",
                                       "X-SLURM-USER-TOKEN": st.oauth_token})
             check.eq(r.status_code, 200, "the minted OAuth token after the restart: " + r.text)
-            check.eq(len(r.json().get("jobs", [])), 3, "the Slurm jobs after the restart")
+            # The one submitted with a JWT too: the journal kept the user it verified as.
+            check.eq(len(r.json().get("jobs", [])), 4, "the Slurm jobs after the restart")
             check.eq(s.control("POST", "snapshots/after-story/restore").status_code, 200,
                      "the snapshot survived the restart")
             views.update({"run 2 " + k: v for k, v in collect_views(s, st).items()})

@@ -93,7 +93,7 @@ TEST(Reservations, MaintReasonAndOverlap) {
 
 TEST(Reservations, UsersAndAccounts) {
   WorldConfig c = SlurmConfig(2);
-  c.clusters[0].users.push_back({"carol", 1002, 1002, "ml"});
+  c.clusters[0].users.push_back({"carol", 1002, 1002, "ml", {}, "None"});
   ReservationConfig r = Resv("train", {"n2"});
   r.accounts = {"ml"};
   c.clusters[0].reservations.push_back(r);
