@@ -3,7 +3,7 @@
 # 127.0.0.1:8080 with the embedded default scenario. Extra arguments go to `schedemu serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh serve
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSCHEDEMU_TESTS=OFF \
   -DSCHEDEMU_BENCH=OFF >/dev/null
 cmake --build build/release --target schedemu -j "$(nproc)"

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need from Debian bookworm, only when missing (idempotent:
 # a second run installs nothing). Needs root (or sudo) only when something is missing.
+# `setup.sh serve` (scripts/serve.sh) installs only what building and serving need.
 set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
-  libboost1.81-dev nlohmann-json3-dev libabsl-dev libssl-dev
+  libboost1.81-dev nlohmann-json3-dev libabsl-dev libssl-dev ca-certificates
+)
+if [ "${1:-}" != "serve" ]; then PACKAGES+=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-google-auth python3-jsonschema openssl jq
   chromium
   clang libclang-rt-14-dev
-)
+); fi
 if [ "${SCHEDEMU_SETUP_EXTRA:-}" != "" ]; then
   # shellcheck disable=SC2206
   PACKAGES+=(${SCHEDEMU_SETUP_EXTRA})
