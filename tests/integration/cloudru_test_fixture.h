@@ -38,24 +38,6 @@ inline constexpr int64_t kStart = 1767225600;  // 2026-01-01T00:00:00Z
 using response_util::Describe;
 inline Json Parse(const HttpClientResponse& r) { return response_util::ParseBody(r); }
 
-// The default scenario with `edit` applied, written to a temp file; returns its path.
-template <typename Edit>
-std::string WriteScenario(Edit edit) {
-  std::ifstream in(SourcePath("examples/default.json"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Json scenario = Json::parse(ss.str());
-  edit(scenario);
-  char path[] = "/tmp/schedemu-cloudru-XXXXXX.json";
-  int fd = mkstemps(path, 5);
-  if (fd < 0) return "";
-  std::string text = scenario.dump(2);
-  ssize_t written = write(fd, text.data(), text.size());
-  close(fd);
-  if (written != static_cast<ssize_t>(text.size())) return "";
-  return path;
-}
-
 // The default scenario assigns no workspace to the shared-cluster queue (closed until an admin
 // assigns it); tests of what assigned workspaces see start with demo and other assigned.
 inline void AssignBothToSharedCluster(Json& scenario) {

@@ -240,16 +240,8 @@ TEST(SecurityAllowedHostTest, StarTurnsTheHostCheckOff) {
 
 // What `serve` prints at start, stdout and stderr together (killed once it is listening).
 std::string StartupOutput(const std::string& args, const std::string& env = "") {
-  std::string cmd = env + " timeout -s TERM 2 " + std::string(SCHEDEMU_BINARY) +
-                    " serve --port 0 " + args + " 2>&1 </dev/null";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return RunCommand(env + " timeout -s TERM 2 " + std::string(SCHEDEMU_BINARY) +
+                    " serve --port 0 " + args);
 }
 
 TEST(SecurityStartupTest, OffLoopbackWithoutTokenWarns) {

@@ -318,16 +318,7 @@ TEST_F(SlurmJwtTest, RealClientDetails) {
 
 // Runs the binary with `args`, returning stdout; *status its exit status.
 std::string RunBinary(const std::string& args, int* status) {
-  std::string cmd = std::string(SCHEDEMU_BINARY) + " " + args + " 2>&1 </dev/null";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
+  return RunCommand(std::string(SCHEDEMU_BINARY) + " " + args, status);
 }
 
 TEST_F(SlurmJwtTest, MintedTokensRoundTrip) {

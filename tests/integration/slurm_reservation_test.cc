@@ -23,20 +23,10 @@ using namespace slurm_util;  // NOLINT
 
 // The default scenario with reservation "train" (a3-[2-3], user demo) on demo-cluster.
 std::string ScenarioWithReservation() {
-  std::ifstream in(SourcePath("examples/default.json"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Json scenario = Json::parse(ss.str());
-  scenario["slurm_clusters"][0]["reservations"] =
-      Json::array({{{"name", "train"}, {"nodes", {"a3-[2-3]"}}, {"users", {"demo"}}}});
-  char path[] = "/tmp/schedemu-resv-XXXXXX.json";
-  int fd = mkstemps(path, 5);
-  if (fd < 0) return "";
-  std::string text = scenario.dump(2);
-  ssize_t written = write(fd, text.data(), text.size());
-  close(fd);
-  if (written != static_cast<ssize_t>(text.size())) return "";
-  return path;
+  return WriteScenario([](Json& scenario) {
+    scenario["slurm_clusters"][0]["reservations"] =
+        Json::array({{{"name", "train"}, {"nodes", {"a3-[2-3]"}}, {"users", {"demo"}}}});
+  });
 }
 
 Json Submit(int nodes, const std::string& user, const std::string& reservation = "") {

@@ -5,8 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -143,6 +147,34 @@ void TestServer::Advance(double seconds) {
   HttpClientResponse r =
       Json("POST", "/emulator/v1/clock/advance", nlohmann::json{{"seconds", seconds}});
   EXPECT_EQ(r.status, 200) << r.body << r.error;
+}
+
+std::string WriteScenario(const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(SourcePath("examples/default.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json scenario = nlohmann::json::parse(ss.str());
+  edit(scenario);
+  char path[] = "/tmp/schedemu-scenario-XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  if (fd < 0) return "";
+  std::string text = scenario.dump(2);
+  ssize_t written = write(fd, text.data(), text.size());
+  close(fd);
+  if (written != static_cast<ssize_t>(text.size())) return "";
+  return path;
+}
+
+std::string RunCommand(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1 </dev/null").c_str(), "r");
+  if (p == nullptr) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = pclose(p);
+  if (status != nullptr) *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
 }
 
 }  // namespace schedemu::testing

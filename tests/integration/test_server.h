@@ -3,6 +3,7 @@
 #ifndef SCHEDEMU_TESTS_INTEGRATION_TEST_SERVER_H_
 #define SCHEDEMU_TESTS_INTEGRATION_TEST_SERVER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,14 @@ class TestServer {
 
 // Absolute path of a file in the source tree (examples/, tests/...).
 std::string SourcePath(const std::string& relative);
+
+// The default scenario (examples/default.json) with `edit` applied, written to a temp file;
+// returns its path ("" when it cannot be written).
+std::string WriteScenario(const std::function<void(nlohmann::json&)>& edit);
+
+// Runs the shell command `cmd` (stdin from /dev/null, stderr with stdout) and returns what it
+// printed; *status (when given) its exit status, -1 when it did not exit.
+std::string RunCommand(const std::string& cmd, int* status = nullptr);
 
 }  // namespace schedemu::testing
 

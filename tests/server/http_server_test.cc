@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/router.h"
 #include "server/http_client.h"
+#include "tests/server/raw_socket.h"
 
 namespace schedemu {
 namespace {
@@ -108,31 +109,9 @@ class HttpServerTest : public ::testing::Test {
   // `receive_buffer` > 0: a small SO_RCVBUF set before connecting, so that a client that does not
   // read stops the server's writes after a few KiB on its side.
   int Connect(int receive_buffer = 0) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (receive_buffer > 0) {
-      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
-    }
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
-    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    return fd;
+    return testing::ConnectLoopback(server_->port(), receive_buffer);
   }
-
-  // Reads until the peer closes (or the 5 s receive timeout passes).
-  static std::string ReadUntilClosed(int fd) {
-    std::string out;
-    char buf[65536];
-    for (;;) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
+  static std::string ReadUntilClosed(int fd) { return testing::ReadUntilClosed(fd); }
 
   // Sends raw bytes and reads until the peer closes (or 5 s pass).
   std::string RawExchange(const std::string& bytes, bool half_close = false) {

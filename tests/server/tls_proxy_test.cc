@@ -24,6 +24,7 @@
 #include "api/router.h"
 #include "server/http_server.h"
 #include "server/tls/local_ca.h"
+#include "tests/server/raw_socket.h"
 
 namespace schedemu {
 namespace {
@@ -86,28 +87,8 @@ class TlsProxyTest : public ::testing::Test {
     }
   }
 
-  int Connect(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    return fd;
-  }
-
-  static std::string ReadUntilClosed(int fd) {
-    std::string out;
-    char buf[4096];
-    for (;;) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
+  int Connect(int port) { return testing::ConnectLoopback(port); }
+  static std::string ReadUntilClosed(int fd) { return testing::ReadUntilClosed(fd); }
 
   // The proxy's answer to raw bytes, read until it closes.
   std::string ProxyExchange(const std::string& bytes) {
