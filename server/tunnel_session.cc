@@ -140,7 +140,8 @@ void TunnelSession::Handshake(const std::string& host) {
     Log(LogLevel::kWarn, absl::StrCat("TLS for ", host, ": ", s.message()));
     return Close();
   }
-  beast::get_lowest_layer(*stream_).expires_after(TunnelMs(context_.options.tls_handshake_timeout_ms));
+  beast::get_lowest_layer(*stream_).expires_after(
+      TunnelMs(context_.options.tls_handshake_timeout_ms));
   // The default argument: Boost 1.81's buffered async_handshake asks the handler to be callable
   // with the error code alone too (a wrong constraint), though it calls it with both.
   stream_->async_handshake(ssl::stream_base::server, buffer_.data(),
