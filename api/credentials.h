@@ -1,4 +1,4 @@
-// Credentials are never kept (README "Security model"): what the emulator remembers of a bearer
+// Credentials are never kept (docs/security.md): what the emulator remembers of a bearer
 // token, an x-api-key, a client secret or a static principal token is its SHA-256 digest, and
 // what views show is a redacted form. The digest is computed here, in the api layer (OpenSSL
 // libcrypto); the model only stores and compares the digest strings.

@@ -83,7 +83,7 @@ struct SlurmCluster {
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
-// A minted bearer token. The token string itself is never kept (README "Security model"): the
+// A minted bearer token. The token string itself is never kept (docs/security.md): the
 // api layer (api/credentials.h) hands the model its SHA-256 and the form views may show.
 struct Token {
   std::string digest;  // SHA-256 of the token string, lowercase hex: the key of World's tokens

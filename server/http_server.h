@@ -8,7 +8,7 @@
 // drain), server/tunnel_session (a CONNECT exchange and TLS handshake before a TLS session) and
 // server/tls/ (the local CA, the emulated host names, the TLS context).
 //
-// The unchanged-client mode (README "Run your client unchanged") adds, beside the plain
+// The unchanged-client mode (docs/unchanged-clients.md) adds, beside the plain
 // listener, an intercepting HTTPS proxy (intercept_port) and direct TLS listeners (tls_listen),
 // both serving the same router over TLS with leaves of the local CA in ca_dir.
 #ifndef SCHEDEMU_SERVER_HTTP_SERVER_H_

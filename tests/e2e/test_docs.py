@@ -1,0 +1,85 @@
+"""The docs hold together (scripts/check_docs.py), and the checker catches what it is for.
+
+- the repository's README.md, ARCHITECTURE.md, scheduler/README.md and docs/*.md: every relative
+  link resolves and every docs/ page is linked from README.md;
+- on a small tree made here: a link to a missing file, a fragment naming no heading, and a docs/
+  page README does not link are each reported (exit 1); GitHub's heading anchors (punctuation
+  dropped, duplicates numbered, code spans) resolve; links inside code are not links.
+
+Run with Debian's /usr/bin/python3. Exits non-zero on any failure.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+SOURCE_DIR = os.environ.get(
+    "SCHEDEMU_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CHECKER = os.path.join(SOURCE_DIR, "scripts", "check_docs.py")
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, file=sys.stderr)
+
+
+def run_checker(root):
+    return subprocess.run([sys.executable, CHECKER, "--root", root], capture_output=True,
+                          text=True, timeout=60)
+
+
+def write(root, path, text):
+    full = os.path.join(root, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def make_tree(root, readme):
+    write(root, "ARCHITECTURE.md", "# Architecture\n")
+    write(root, "scheduler/README.md", "# Rooms\n[up](../README.md)\n")
+    write(root, "docs/a.md",
+          "# Page A\n\n## Slurm JWTs (rest_auth/jwt)\n\n## The answer's two forms\n\n"
+          "## Twice\n\n## Twice\n\n## `code` in a heading\n\n"
+          "```\n[not a link](missing.md)\n```\n`[not a link either](missing.md)`\n"
+          "[back](../README.md#front)\n")
+    write(root, "README.md", readme)
+
+
+# The repository itself.
+result = run_checker(SOURCE_DIR)
+check(result.returncode == 0, "the repository's docs: " + result.stdout.strip())
+
+GOOD = ("# Front\n\n[a](docs/a.md) [jwt](docs/a.md#slurm-jwts-rest_authjwt) "
+        "[forms](docs/a.md#the-answers-two-forms) [second](docs/a.md#twice-1) "
+        "[code](docs/a.md#code-in-a-heading) [web](https://example.com/x.md) ![pic](docs/a.md)\n")
+
+with tempfile.TemporaryDirectory() as root:
+    make_tree(root, GOOD)
+    result = run_checker(root)
+    check(result.returncode == 0, "a tree whose links all resolve: " + result.stdout.strip())
+
+    make_tree(root, GOOD + "[gone](docs/gone.md)\n")
+    result = run_checker(root)
+    check(result.returncode == 1 and "README.md:4: docs/gone.md: no such file" in result.stdout,
+          "a link to a missing file is reported with its line: " + result.stdout.strip())
+
+    make_tree(root, GOOD + "[bad anchor](docs/a.md#no-such-heading)\n")
+    result = run_checker(root)
+    check(result.returncode == 1 and "no heading with anchor #no-such-heading" in result.stdout,
+          "a fragment naming no heading is reported: " + result.stdout.strip())
+
+    make_tree(root, GOOD)
+    write(root, "docs/orphan.md", "# Orphan\n")
+    result = run_checker(root)
+    check(result.returncode == 1 and "docs/orphan.md: not linked from README.md" in result.stdout,
+          "a docs page README does not link is reported: " + result.stdout.strip())
+
+if failures:
+    print(f"{len(failures)} failure(s)", file=sys.stderr)
+    sys.exit(1)
+print("ok")
