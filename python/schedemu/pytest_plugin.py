@@ -125,7 +125,7 @@ class _Pool:
     def get(self, s):
         key = _key(s) + (s["isolation"] == "snapshot",)
         emu = self.servers.get(key)
-        if emu is not None and emu.crashed():
+        if emu is not None and emu.proc.poll() is not None:  # it died: a fresh one replaces it
             emu.stop()
             emu = None
         if emu is None:

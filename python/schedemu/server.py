@@ -76,11 +76,13 @@ class Schedemu:
     log_level:     serve --log-level (default "warn": stderr stays quiet unless something fails)
     start_timeout: wall seconds to wait for the port line and the health check
     env:           the process environment (default: this process's)
+    stderr_path:   keep the server's stderr in this file (default: a temporary file, its text
+                   still readable as `.stderr` after stop())
     """
 
     def __init__(self, scenario=None, clock="manual", binary=None, args=(), control_token=None,
                  intercept=False, ca_dir=None, log_level="warn", start_timeout=30.0, env=None,
-                 host="127.0.0.1", port=0):
+                 host="127.0.0.1", port=0, stderr_path=None):
         self.binary = find_binary(binary)
         self.scenario = scenario
         self.clock_mode = clock
@@ -93,6 +95,7 @@ class Schedemu:
         self.env = env
         self.host = host
         self.requested_port = port
+        self.stderr_path = stderr_path
         self.credentials = Credentials.of_scenario(scenario)
         self.proc = None
         self.base_url = None
@@ -146,7 +149,8 @@ class Schedemu:
         if self.proc is not None:
             raise SchedemuError("already started")
         cmd = self.command()
-        self._stderr_file = open(os.path.join(self._work(), "stderr.log"), "w+")
+        path = self.stderr_path or os.path.join(self._work(), "stderr.log")
+        self._stderr_file = open(path, "w+")
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=self._stderr_file, text=True, env=self.env)
