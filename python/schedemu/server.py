@@ -124,10 +124,15 @@ class Schedemu:
             cmd += ["--scenario", self._scenario_path()]
         if self.control_token:
             cmd += ["--control-token", self.control_token]
-        if self.intercept:
+        tls = any(a == "--tls-listen" or a.startswith("--tls-listen=") for a in self.args)
+        own_ca = any(a == "--ca-dir" or a.startswith("--ca-dir=") for a in self.args)
+        if (self.intercept or tls) and not own_ca:
+            # The local CA in a directory of this instance, not the user's ~/.local/state.
             if self.ca_dir is None:
                 self.ca_dir = os.path.join(self._work(), "ca")
-            cmd += ["--intercept=127.0.0.1:0", "--ca-dir", self.ca_dir]
+            cmd += ["--ca-dir", self.ca_dir]
+        if self.intercept:
+            cmd += ["--intercept=127.0.0.1:0"]
         return cmd + self.args
 
     def _work(self):
@@ -215,6 +220,13 @@ class Schedemu:
             for l in self.stdout_lines:
                 if l.startswith("intercepting on "):
                     self.intercept_url = l[len("intercepting on "):].split(" ", 1)[0]
+        # One `tls on ADDR:PORT` line per --tls-listen (they follow the first line, flushed
+        # together with the rest).
+        wanted = sum(1 for a in self.args if a == "--tls-listen" or a.startswith("--tls-listen="))
+        if wanted and self._wait_line(
+                lambda _: sum(l.startswith("tls on ") for l in self.stdout_lines) >= wanted,
+                deadline) is None:
+            raise self._fail("fewer 'tls on' lines than --tls-listen flags")
         self.tls_ports = [int(l.rsplit(":", 1)[1]) for l in self.stdout_lines
                           if l.startswith("tls on ")]
         # The line is printed once the port accepts; the health check makes sure it answers.

@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import stat
+import tempfile
 import subprocess
 import urllib.request
 
@@ -201,3 +202,11 @@ def test_client_env_needs_intercept():
     with kit.Schedemu() as emu:
         with pytest.raises(kit.SchedemuError):
             emu.client_env()
+
+
+def test_tls_listener_ports():
+    with kit.Schedemu(args=["--tls-listen", "127.0.0.1:0", "--tls-listen=127.0.0.1:0"]) as emu:
+        assert len(emu.tls_ports) == 2 and len(set(emu.tls_ports)) == 2
+        for port in emu.tls_ports:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        assert os.path.isdir(emu.ca_dir) and emu.ca_dir.startswith(tempfile.gettempdir())
