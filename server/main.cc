@@ -292,9 +292,9 @@ int main(int argc, char** argv) {
   }
   const CommandSpec* spec = FindCommand(command);
   if (spec == nullptr) return UsageError("unknown command '" + command + "'");
-  // Every command's flags are checked against its table first (server/flags.cc); the commands
-  // that keep a parser of their own (run, replay, env, hosts, token, jwt-key) then see only
-  // flags the table knows.
+  // Every command's flags are parsed against its table (server/flags.cc). serve, env, hosts,
+  // token and jwt-key read them from it; run and replay keep a parser of their own, which then
+  // sees only flags the table knows.
   absl::StatusOr<ParsedArgs> args = ParseCommandArgs(*spec, argc, argv, 2);
   if (!args.ok()) {
     return UsageError(absl::StrCat(command, ": ", args.status().message()), command);
@@ -306,9 +306,9 @@ int main(int argc, char** argv) {
   if (command == "serve") return Serve(*args);
   if (command == "run") return RunCommand(argc, argv);
   if (command == "replay") return ReplayCommand(argc, argv);
-  if (command == "env") return EnvCommand(argc, argv);
-  if (command == "hosts") return HostsCommand(argc, argv);
-  if (command == "token") return TokenCommand(argc, argv);
-  if (command == "jwt-key") return JwtKeyCommand(argc, argv);
+  if (command == "env") return EnvCommand(*args);
+  if (command == "hosts") return HostsCommand(*args);
+  if (command == "token") return TokenCommand(*args);
+  if (command == "jwt-key") return JwtKeyCommand(*args);
   return UsageError("unknown command '" + command + "'");
 }

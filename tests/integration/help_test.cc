@@ -96,10 +96,10 @@ TEST(HelpTest, TheBinaryRefusesAFlagOutsideTheTable) {
 }
 
 TEST(HelpTest, EveryFlagOfTheTableIsKnownToItsCommand) {
-  // serve reads its flags from the parsed table itself. The other commands keep a parser of
-  // their own behind the table's check: each flag of the table, given a value the command
-  // refuses for another reason (a missing file), must not be "unknown" to it. These commands are
-  // offline (nothing listens).
+  // serve, env, hosts, token and jwt-key read their flags from the parsed table; run and replay
+  // keep a parser of their own behind the table's check: each flag of the table, given a value
+  // the command refuses for another reason (a missing file), must not be "unknown" to it. Every
+  // command but serve is offline (nothing listens), so all of them are run.
   for (const CommandSpec& c : Commands()) {
     if (c.name == "serve") continue;
     for (const FlagSpec& f : c.flags) {
