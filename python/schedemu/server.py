@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import weakref
 
 from .control import ControlClient
 from .credentials import Credentials
@@ -55,6 +56,23 @@ def find_binary(binary=None):
     raise BinaryNotFound("no schedemu binary: pass binary=..., set $SCHEDEMU_BINARY, build the "
                          "checkout (cmake --preset test && cmake --build build/test --target "
                          "schedemu) or put schedemu on PATH")
+
+
+def _kill_if_running(proc):
+    """A Schedemu dropped without stop() (or left running at exit) does not outlive Python."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def _read_lines(stream, lines, cv):
+    """Appends each stdout line to `lines` (and wakes the waiters) until EOF."""
+    for line in stream:
+        with cv:
+            lines.append(line.rstrip("\n"))
+            cv.notify_all()
+    with cv:
+        cv.notify_all()
 
 
 class ServerCrashed(StartError):
@@ -161,7 +179,11 @@ class Schedemu:
                                          stderr=self._stderr_file, text=True, env=self.env)
         except OSError as e:
             raise StartError("cannot run %s: %s" % (self.binary, e)) from None
-        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        weakref.finalize(self, _kill_if_running, self.proc)
+        # The reader holds no reference to self, so a dropped instance can be collected.
+        self._reader = threading.Thread(
+            target=_read_lines, args=(self.proc.stdout, self.stdout_lines, self._lines_cv),
+            daemon=True)
         self._reader.start()
         try:
             self._wait_started()
@@ -172,13 +194,6 @@ class Schedemu:
         self.control = ControlClient(self.base_url, token=self.control_token)
         return self
 
-    def _read_stdout(self):
-        for line in self.proc.stdout:
-            with self._lines_cv:
-                self.stdout_lines.append(line.rstrip("\n"))
-                self._lines_cv.notify_all()
-        with self._lines_cv:
-            self._lines_cv.notify_all()
 
     def _wait_line(self, predicate, deadline):
         """The first stdout line satisfying `predicate`, or None if the process ended / time ran

@@ -210,3 +210,12 @@ def test_tls_listener_ports():
         for port in emu.tls_ports:
             socket.create_connection(("127.0.0.1", port), timeout=5).close()
         assert os.path.isdir(emu.ca_dir) and emu.ca_dir.startswith(tempfile.gettempdir())
+
+
+def test_a_forgotten_server_does_not_outlive_its_object():
+    emu = kit.Schedemu().start()
+    proc = emu.proc
+    del emu
+    import gc
+    gc.collect()
+    assert proc.wait(timeout=10) == -signal.SIGKILL
