@@ -10,7 +10,7 @@ PACKAGES=(
 )
 if [ "${1:-}" != "serve" ]; then PACKAGES+=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-requests python3-google-auth python3-jsonschema openssl jq
+  python3 python3-requests python3-google-auth python3-jsonschema python3-pytest python3-pip openssl jq
   chromium
   clang libclang-rt-14-dev
 ); fi

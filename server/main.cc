@@ -1,16 +1,5 @@
-// schedemu: one binary, three commands.
-//   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
-//                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
-//                  [--state-file F] [--state-save-interval SECONDS] [--allowed-host NAME]...
-//                  [--envelope-answer both|structured|body]
-//                  [--intercept[=ADDR:PORT]] [--tls-listen ADDR:PORT]... [--ca-dir DIR]
-//                  [--emulate-host HOST:PORT]...
-//   schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]
-//   schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...
-//   schedemu run FILE [--format table|json] [--until T]
-//   schedemu replay TRACE.swf --scenario FILE
-//   schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]
-//   schedemu jwt-key [--scenario FILE] [--cluster C] --out FILE
+// schedemu: one binary, seven commands (serve, env, hosts, run, replay, token, jwt-key). Their
+// flags, defaults and help are the table in server/flags.cc; `schedemu <command> --help` prints it.
 #include <unistd.h>
 
 #include <chrono>
@@ -45,22 +34,10 @@
 namespace schedemu {
 namespace {
 
-const char kUsage[] =
-    "usage: schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime]\n"
-    "                      [--speed X] [--seed N] [--log-level error|warn|info|debug]\n"
-    "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
-    "                      [--state-file F] [--state-save-interval SECONDS]\n"
-    "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
-    "                      [--envelope-answer both|structured|body]\n"
-    "                      [--intercept[=ADDR:PORT]] (HTTPS proxy; default 127.0.0.1:8081)\n"
-    "                      [--tls-listen ADDR:PORT]... [--ca-dir DIR]\n"
-    "                      [--emulate-host HOST:PORT]...\n"
-    "       schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]   (lines to eval)\n"
-    "       schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...\n"
-    "       schedemu run FILE [--format table|json] [--until T]\n"
-    "       schedemu replay TRACE.swf --scenario FILE\n"
-    "       schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]\n"
-    "       schedemu jwt-key [--scenario FILE] [--cluster C] --out FILE\n";
+std::vector<std::string> Every(const ParsedArgs& args, std::string_view name) {
+  auto it = args.every.find(name);
+  return it == args.every.end() ? std::vector<std::string>{} : it->second;
+}
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -68,79 +45,36 @@ int64_t WallMs() {
       .count();
 }
 
-// Parses "--name value" / "--name=value" flags; positional arguments are kept in order.
-struct Args {
-  std::map<std::string, std::string> flags;               // the last value of each flag
-  std::map<std::string, std::vector<std::string>> every;  // all values, for repeatable flags
-  std::vector<std::string> positional;
-};
-
-std::optional<Args> ParseArgs(int argc, char** argv, int first,
-                              const std::vector<std::string>& known, std::string* error) {
-  Args args;
-  for (int i = first; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      args.positional.push_back(a);
-      continue;
-    }
-    if (a == "--intercept") {  // the one flag whose value is optional (--intercept=ADDR:PORT)
-      args.flags["intercept"] = "";
-      continue;
-    }
-    Flag flag = TakeFlag(argc, argv, &i);
-    if (!flag.value) {
-      *error = absl::StrCat("flag --", flag.name, " needs a value");
-      return std::nullopt;
-    }
-    bool ok = false;
-    for (const auto& k : known) ok = ok || k == flag.name;
-    if (!ok) {
-      *error = absl::StrCat("unknown flag --", flag.name);
-      return std::nullopt;
-    }
-    args.flags[flag.name] = *flag.value;
-    args.every[flag.name].push_back(*flag.value);
-  }
-  return args;
-}
-
 // One line: what is wrong and where to look.
-int UsageError(const std::string& message) {
-  std::cerr << "schedemu: " << message << " (see 'schedemu --help')\n";
+int UsageError(const std::string& message, const std::string& command = "") {
+  std::cerr << "schedemu: " << message << " (see 'schedemu "
+            << (command.empty() ? "" : command + " ") << "--help')\n";
   return kUsageError;
 }
 
-int Serve(int argc, char** argv) {
-  std::string error;
-  auto args =
-      ParseArgs(argc, argv, 2,
-                {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
-                 "max-body-bytes", "threads", "state-file", "state-save-interval", "allowed-host",
-                 "envelope-answer", "intercept", "tls-listen", "ca-dir", "emulate-host"},
-                &error);
-  if (!args) return UsageError(error);
-  if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
+int Serve(const ParsedArgs& parsed) {
+  const ParsedArgs* args = &parsed;
+  // The value given, else the flag table's default (server/flags.cc), else `def`.
   auto flag = [&](const std::string& name, const std::string& def) {
-    auto it = args->flags.find(name);
-    return it == args->flags.end() ? def : it->second;
+    std::string v = args->Get(name);
+    return v.empty() && !args->Has(name) ? def : v;
   };
 
   ServerOptions server_options;
-  server_options.host = flag("host", "127.0.0.1");
+  server_options.host = args->Get("host");
   int port = 0;
-  if (!absl::SimpleAtoi(flag("port", "8080"), &port) || port < 0 || port > 65535) {
+  if (!absl::SimpleAtoi(args->Get("port"), &port) || port < 0 || port > 65535) {
     return UsageError("--port: expected an integer 0..65535, got '" + flag("port", "") + "'");
   }
   server_options.port = port;
   int threads = 2;
-  if (!absl::SimpleAtoi(flag("threads", "2"), &threads) || threads < 1 || threads > 64) {
+  if (!absl::SimpleAtoi(args->Get("threads"), &threads) || threads < 1 || threads > 64) {
     return UsageError("--threads: expected an integer 1..64");
   }
   server_options.threads = threads;
 
   // The unchanged-client mode: the intercepting proxy, TLS listeners, the local CA.
-  if (args->flags.count("intercept")) {
+  if (args->Has("intercept")) {
     std::string value = flag("intercept", "");
     absl::StatusOr<HostPort> hp = value.empty()
                                       ? HostPort{kDefaultInterceptHost, kDefaultInterceptPort}
@@ -149,12 +83,12 @@ int Serve(int argc, char** argv) {
     server_options.intercept_host = hp->host;
     server_options.intercept_port = hp->port;
   }
-  for (const std::string& t : args->every["tls-listen"]) {
+  for (const std::string& t : Every(*args, "tls-listen")) {
     absl::StatusOr<HostPort> hp = ParseHostPort(t, /*allow_zero=*/true);
     if (!hp.ok()) return UsageError("--tls-listen: " + std::string(hp.status().message()));
     server_options.tls_listen.emplace_back(hp->host, hp->port);
   }
-  for (const std::string& e : args->every["emulate-host"]) {
+  for (const std::string& e : Every(*args, "emulate-host")) {
     if (absl::StatusOr<HostPort> hp = ParseHostPort(e); !hp.ok()) {
       return UsageError("--emulate-host: " + std::string(hp.status().message()));
     }
@@ -166,7 +100,7 @@ int Serve(int argc, char** argv) {
   // --control-token, else $SCHEDEMU_CONTROL_TOKEN (the container's way: docker run -e ...).
   const char* env_token = std::getenv("SCHEDEMU_CONTROL_TOKEN");
   options.control_token = flag("control-token", env_token != nullptr ? env_token : "");
-  if (args->flags.count("max-body-bytes")) {
+  if (args->Has("max-body-bytes")) {
     int64_t n = 0;
     if (!absl::SimpleAtoi(flag("max-body-bytes", ""), &n) || n < 1024 || n > (1ll << 30)) {
       return UsageError("--max-body-bytes: expected an integer 1024..1073741824");
@@ -178,7 +112,7 @@ int Serve(int argc, char** argv) {
   server_options.body_limit =
       std::max(options.max_body_bytes, options.vertex_max_request_bytes + 64 * 1024);
 
-  if (!SetLogLevel(flag("log-level", "info"))) {
+  if (!SetLogLevel(args->Get("log-level"))) {
     return UsageError("--log-level: expected error, warn, info or debug");
   }
 
@@ -189,7 +123,7 @@ int Serve(int argc, char** argv) {
   // Clock: flag, else the scenario's, else realtime at speed 1.
   options.clock_mode = scenario->clock_mode.value_or(Clock::Mode::kRealtime);
   options.speed = scenario->speed.value_or(1.0);
-  if (args->flags.count("clock")) {
+  if (args->Has("clock")) {
     std::string c = flag("clock", "");
     if (c == "manual") {
       options.clock_mode = Clock::Mode::kManual;
@@ -199,14 +133,14 @@ int Serve(int argc, char** argv) {
       return UsageError("--clock: expected manual or realtime, got '" + c + "'");
     }
   }
-  if (args->flags.count("speed")) {
+  if (args->Has("speed")) {
     double speed = 0;
     if (!absl::SimpleAtod(flag("speed", ""), &speed) || !(speed > 0) || speed > 1e6) {
       return UsageError("--speed: expected a number > 0 and <= 1000000");
     }
     options.speed = speed;
   }
-  if (args->flags.count("seed")) {
+  if (args->Has("seed")) {
     uint64_t seed = 0;
     if (!absl::SimpleAtoi(flag("seed", ""), &seed)) {
       return UsageError("--seed: expected a non-negative integer");
@@ -216,7 +150,7 @@ int Serve(int argc, char** argv) {
 
   // The Vertex envelope's answer fields: flag, else the scenario's, else both.
   options.vertex_answer = scenario->envelope_answer.value_or(api::VertexAnswerForm::kBoth);
-  if (args->flags.count("envelope-answer")) {
+  if (args->Has("envelope-answer")) {
     std::optional<api::VertexAnswerForm> form =
         api::ParseVertexAnswerForm(flag("envelope-answer", ""));
     if (!form) {
@@ -227,9 +161,8 @@ int Serve(int argc, char** argv) {
   }
 
   std::string state_file = flag("state-file", "");
-  double save_interval = 5;
-  if (args->flags.count("state-save-interval") &&
-      (!absl::SimpleAtod(flag("state-save-interval", ""), &save_interval) ||
+  double save_interval = 0;
+  if ((!absl::SimpleAtod(args->Get("state-save-interval"), &save_interval) ||
        !(save_interval >= 0.05) || save_interval > 86400)) {
     return UsageError("--state-save-interval: expected seconds between 0.05 and 86400");
   }
@@ -258,7 +191,7 @@ int Serve(int argc, char** argv) {
   // Host and Origin checks on every request (api/request_guard.h): loopback names, the listen
   // address (unless it is the unspecified 0.0.0.0 / ::, which no client names) and --allowed-host.
   api::RequestGuardOptions guard_options;
-  guard_options.allowed_hosts = args->every["allowed-host"];
+  guard_options.allowed_hosts = Every(*args, "allowed-host");
   if (server_options.host != "0.0.0.0" && server_options.host != "::") {
     guard_options.allowed_hosts.push_back(server_options.host);
   }
@@ -353,16 +286,29 @@ int main(int argc, char** argv) {
   using namespace schedemu;
   if (argc < 2) return UsageError("missing command");
   std::string command = argv[1];
-  if (command == "serve") return Serve(argc, argv);
-  if (command == "run") return RunCommand(argc, argv);
-  if (command == "replay") return ReplayCommand(argc, argv);
-  if (command == "env") return EnvCommand(argc, argv);
-  if (command == "hosts") return HostsCommand(argc, argv);
-  if (command == "token") return TokenCommand(argc, argv);
-  if (command == "jwt-key") return JwtKeyCommand(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage;
+    std::cout << MainHelp();
     return 0;
   }
+  const CommandSpec* spec = FindCommand(command);
+  if (spec == nullptr) return UsageError("unknown command '" + command + "'");
+  // Every command's flags are parsed against its table (server/flags.cc). serve, env, hosts,
+  // token and jwt-key read them from it; run and replay keep a parser of their own, which then
+  // sees only flags the table knows.
+  absl::StatusOr<ParsedArgs> args = ParseCommandArgs(*spec, argc, argv, 2);
+  if (!args.ok()) {
+    return UsageError(absl::StrCat(command, ": ", args.status().message()), command);
+  }
+  if (args->help) {
+    std::cout << CommandHelp(*spec);
+    return 0;
+  }
+  if (command == "serve") return Serve(*args);
+  if (command == "run") return RunCommand(argc, argv);
+  if (command == "replay") return ReplayCommand(argc, argv);
+  if (command == "env") return EnvCommand(*args);
+  if (command == "hosts") return HostsCommand(*args);
+  if (command == "token") return TokenCommand(*args);
+  if (command == "jwt-key") return JwtKeyCommand(*args);
   return UsageError("unknown command '" + command + "'");
 }

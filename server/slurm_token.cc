@@ -27,43 +27,14 @@ int Fail(const std::string& command, const std::string& message) {
   return kUsageError;
 }
 
-// --name value flags of `command`, each known; nullopt (after saying why) otherwise.
-std::optional<std::map<std::string, std::string>> Flags(int argc, char** argv,
-                                                        const std::string& command,
-                                                        const std::vector<std::string>& known) {
-  std::map<std::string, std::string> out;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      Fail(command, "unexpected argument " + a);
-      return std::nullopt;
-    }
-    Flag f = TakeFlag(argc, argv, &i);
-    bool ok = false;
-    for (const std::string& k : known) ok = ok || k == f.name;
-    if (!ok || !f.value) {
-      Fail(command, ok ? "flag --" + f.name + " needs a value" : "unknown flag --" + f.name);
-      return std::nullopt;
-    }
-    out[f.name] = *f.value;
-  }
-  return out;
-}
-
-std::string Get(const std::map<std::string, std::string>& flags, const std::string& name) {
-  auto it = flags.find(name);
-  return it == flags.end() ? "" : it->second;
-}
-
 // The cluster of --scenario / --cluster, with a key; nullopt after saying why.
-std::optional<SlurmClusterConfig> Cluster(const std::map<std::string, std::string>& flags,
-                                          const std::string& command) {
+std::optional<SlurmClusterConfig> Cluster(const ParsedArgs& flags, const std::string& command) {
   std::string display;
-  std::optional<api::Scenario> scenario = LoadScenario(Get(flags, "scenario"), &display);
+  std::optional<api::Scenario> scenario = LoadScenario(flags.Get("scenario"), &display);
   if (!scenario) return std::nullopt;
-  int ci = api::slurm::FindSlurmClusterConfig(scenario->world.clusters, Get(flags, "cluster"));
+  int ci = api::slurm::FindSlurmClusterConfig(scenario->world.clusters, flags.Get("cluster"));
   if (ci < 0) {
-    Fail(command, "no Slurm cluster \"" + Get(flags, "cluster") + "\" in " + display);
+    Fail(command, "no Slurm cluster \"" + flags.Get("cluster") + "\" in " + display);
     return std::nullopt;
   }
   SlurmClusterConfig c = scenario->world.clusters[ci];
@@ -76,15 +47,13 @@ std::optional<SlurmClusterConfig> Cluster(const std::map<std::string, std::strin
 
 }  // namespace
 
-int TokenCommand(int argc, char** argv) {
-  auto flags = Flags(argc, argv, "token", {"scenario", "cluster", "user", "lifespan"});
-  if (!flags) return kUsageError;
-  std::optional<int64_t> lifespan = api::slurm::kDefaultTokenLifespan;
-  if (flags->count("lifespan")) lifespan = api::slurm::ParseTokenLifespan(Get(*flags, "lifespan"));
+int TokenCommand(const ParsedArgs& args) {
+  const ParsedArgs* flags = &args;
+  std::optional<int64_t> lifespan = api::slurm::ParseTokenLifespan(flags->Get("lifespan"));
   if (!lifespan) return Fail("token", "--lifespan: expected seconds > 0 or infinite");
   std::optional<SlurmClusterConfig> c = Cluster(*flags, "token");
   if (!c) return kUsageError;
-  std::string user = flags->count("user") ? Get(*flags, "user") : c->slurm_user;
+  std::string user = flags->Has("user") ? flags->Get("user") : c->slurm_user;
   if (!api::slurm::KnownSlurmUser(*c, user)) {
     return Fail("token", "unknown user \"" + user + "\" on cluster \"" + c->name + "\"");
   }
@@ -94,10 +63,9 @@ int TokenCommand(int argc, char** argv) {
   return 0;
 }
 
-int JwtKeyCommand(int argc, char** argv) {
-  auto flags = Flags(argc, argv, "jwt-key", {"scenario", "cluster", "out"});
-  if (!flags) return kUsageError;
-  const std::string out = Get(*flags, "out");
+int JwtKeyCommand(const ParsedArgs& args) {
+  const ParsedArgs* flags = &args;
+  const std::string out = flags->Get("out");
   if (out.empty()) return Fail("jwt-key", "--out FILE is required");
   std::optional<SlurmClusterConfig> c = Cluster(*flags, "jwt-key");
   if (!c) return kUsageError;

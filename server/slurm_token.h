@@ -7,10 +7,13 @@
 #ifndef SCHEDEMU_SERVER_SLURM_TOKEN_H_
 #define SCHEDEMU_SERVER_SLURM_TOKEN_H_
 
+#include "server/cli.h"
+
 namespace schedemu {
 
-int TokenCommand(int argc, char** argv);
-int JwtKeyCommand(int argc, char** argv);
+// Their flags parsed against the table (server/flags.cc).
+int TokenCommand(const ParsedArgs& args);
+int JwtKeyCommand(const ParsedArgs& args);
 
 }  // namespace schedemu
 

@@ -64,22 +64,9 @@ std::string HostsLine(const std::string& address, const std::vector<std::string>
                       absl::StrJoin(EmulatedHosts(extra).HostsFileNames(regions), " "), "\n");
 }
 
-int EnvCommand(int argc, char** argv) {
-  std::string intercept = absl::StrCat(kDefaultInterceptHost, ":", kDefaultInterceptPort);
-  std::string ca_dir = LocalCa::DefaultDir();
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]).rfind("--", 0) != 0)
-      return Usage(absl::StrCat("unexpected argument ", argv[i]));
-    Flag flag = TakeFlag(argc, argv, &i);
-    if (!flag.value) return Usage(absl::StrCat("flag --", flag.name, " needs a value"));
-    if (flag.name == "intercept") {
-      intercept = *flag.value;
-    } else if (flag.name == "ca-dir") {
-      ca_dir = *flag.value;
-    } else {
-      return Usage(absl::StrCat("env: unknown flag --", flag.name));
-    }
-  }
+int EnvCommand(const ParsedArgs& args) {
+  const std::string intercept = args.Get("intercept");
+  const std::string ca_dir = args.Has("ca-dir") ? args.Get("ca-dir") : LocalCa::DefaultDir();
   absl::StatusOr<HostPort> proxy = ParseHostPort(intercept);
   if (!proxy.ok()) return Usage(absl::StrCat("--intercept: ", proxy.status().message()));
   if (::access(LocalCa::CaPemPath(ca_dir).c_str(), R_OK) != 0) {
@@ -91,28 +78,19 @@ int EnvCommand(int argc, char** argv) {
   return 0;
 }
 
-int HostsCommand(int argc, char** argv) {
-  std::string address = "127.0.0.1";
+int HostsCommand(const ParsedArgs& args) {
+  const std::string address = args.Get("address");
   std::vector<std::string> regions, extra;
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]).rfind("--", 0) != 0)
-      return Usage(absl::StrCat("unexpected argument ", argv[i]));
-    Flag flag = TakeFlag(argc, argv, &i);
-    if (!flag.value) return Usage(absl::StrCat("flag --", flag.name, " needs a value"));
-    if (flag.name == "address") {
-      address = *flag.value;
-    } else if (flag.name == "region") {
-      regions.push_back(*flag.value);
-    } else if (flag.name == "emulate-host") {
-      if (absl::StatusOr<HostPort> hp = ParseHostPort(*flag.value); !hp.ok()) {
+  if (auto it = args.every.find("region"); it != args.every.end()) regions = it->second;
+  if (regions.empty()) regions.push_back(args.Get("region"));
+  if (auto it = args.every.find("emulate-host"); it != args.every.end()) {
+    for (const std::string& e : it->second) {
+      if (absl::StatusOr<HostPort> hp = ParseHostPort(e); !hp.ok()) {
         return Usage(absl::StrCat("--emulate-host: ", hp.status().message()));
       }
-      extra.push_back(*flag.value);
-    } else {
-      return Usage(absl::StrCat("hosts: unknown flag --", flag.name));
+      extra.push_back(e);
     }
   }
-  if (regions.empty()) regions.push_back("us-central1");
   std::cout << HostsLine(address, regions, extra);
   return 0;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "server/cli.h"
+
 namespace schedemu {
 
 // The proxy listener's default address (`--intercept` without a value).
@@ -21,10 +23,10 @@ std::string EnvLines(const std::string& proxy_host, int proxy_port, const std::s
 std::string HostsLine(const std::string& address, const std::vector<std::string>& regions,
                       const std::vector<std::string>& emulate_hosts);
 
-// `schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]`
-int EnvCommand(int argc, char** argv);
+// `schedemu env [--intercept ADDR:PORT] [--ca-dir DIR]`, its flags parsed (server/flags.cc)
+int EnvCommand(const ParsedArgs& args);
 // `schedemu hosts [--address A] [--region R]... [--emulate-host HOST:PORT]...`
-int HostsCommand(int argc, char** argv);
+int HostsCommand(const ParsedArgs& args);
 
 }  // namespace schedemu
 

@@ -1,88 +1,76 @@
 """Shared helpers for the Python end-to-end tests (stdlib + Debian's python3-requests).
 
-Starts the real `schedemu serve` binary on an ephemeral port and offers control-plane shortcuts.
-Run tests with Debian's /usr/bin/python3.
+The server is the test kit's (python/schedemu: `Schedemu` starts the real `schedemu serve` on an
+ephemeral port, waits for health, stops it, raises with its stderr when it fails); `Server` keeps
+the argv-style constructor these scripts use. Run tests with Debian's /usr/bin/python3.
 """
 
-import json
 import os
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 
 SOURCE_DIR = os.environ.get(
     "SCHEDEMU_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 )
-BINARY = os.environ.get("SCHEDEMU_BINARY", os.path.join(SOURCE_DIR, "build", "server", "schedemu"))
+sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+import schedemu as kit  # noqa: E402
+from schedemu.credentials import DEFAULT_SCENARIO  # noqa: E402
 
-# Fixed credentials of the embedded default scenario (examples/default.json).
-DEMO_WORKSPACE = "11111111-1111-4111-8111-111111111111"
-OTHER_WORKSPACE = "22222222-2222-4222-8222-222222222222"
-DEMO_API_KEY = "demo-api-key"
-OTHER_API_KEY = "other-api-key"
-DEMO_CLIENT = ("demo-client", "demo-secret")
-OTHER_CLIENT = ("other-client", "other-secret")
-DEMO_TOKEN = "demo-token"
-OTHER_TOKEN = "other-token"
-CLUSTER = "projects/demo-project/locations/us-central1/modelDevelopmentClusters/demo-cluster"
+try:
+    BINARY = kit.find_binary()  # $SCHEDEMU_BINARY (CTest sets it), else a build of the checkout
+except kit.BinaryNotFound:
+    BINARY = os.path.join(SOURCE_DIR, "build", "server", "schedemu")
+
+# Credentials of the embedded default scenario (examples/default.json), as the kit reads them.
+_CREDS = kit.Credentials(DEFAULT_SCENARIO)
+DEMO_WORKSPACE = _CREDS.workspaces[0].id
+OTHER_WORKSPACE = _CREDS.workspaces[1].id
+DEMO_API_KEY = _CREDS.workspaces[0].api_key
+OTHER_API_KEY = _CREDS.workspaces[1].api_key
+DEMO_CLIENT = (_CREDS.workspaces[0].client_id, _CREDS.workspaces[0].client_secret)
+OTHER_CLIENT = (_CREDS.workspaces[1].client_id, _CREDS.workspaces[1].client_secret)
+DEMO_TOKEN = _CREDS.principals[0].token
+OTHER_TOKEN = _CREDS.principals[1].token
+CLUSTER = _CREDS.clusters[0].resource
 
 
-class Server:
-    """`with Server() as s:` starts schedemu on 127.0.0.1:0 with the manual clock."""
+class Server(kit.Schedemu):
+    """`with Server(*serve_flags) as s:` the kit's Schedemu on 127.0.0.1:0 with the manual clock;
+    --scenario, --port, --intercept and --ca-dir map onto its keyword arguments, other flags are
+    passed through. `s.control("POST", "clock/advance", {...})` is a raw control call (the kit's
+    client is callable), `s.control.advance(...)` the typed one."""
 
     def __init__(self, *args, clock="manual"):
-        self.args = list(args)
-        if clock and not any(a == "--clock" or a.startswith("--clock=") for a in self.args):
-            self.args += ["--clock", clock]
-        self.proc = None
-        self.base_url = None
-        self.port = None
-
-    def start(self):
-        cmd = [BINARY, "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warn"] + self.args
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline().strip()
-        prefix = "listening on "
-        if not line.startswith(prefix):
-            self.stop()
-            raise RuntimeError("schedemu did not start: %r" % line)
-        self.base_url = line[len(prefix):]
-        self.port = int(self.base_url.rsplit(":", 1)[1])
-        return self
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                return self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                return self.proc.wait()
-        return self.proc.returncode if self.proc else None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    # --- control plane -------------------------------------------------------------------
-    def control(self, method, path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base_url + "/emulator/v1/" + path.lstrip("/"),
-                                     data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            raw = resp.read()
-            return json.loads(raw) if raw else None
+        args = list(args)
+        scenario = _flag(args, "scenario")
+        port = _flag(args, "port")
+        ca_dir = _flag(args, "ca-dir")
+        intercept = "--intercept=127.0.0.1:0" in args
+        if intercept:
+            args.remove("--intercept=127.0.0.1:0")
+        if any(a == "--clock" or a.startswith("--clock=") for a in args):
+            clock = None
+        super().__init__(scenario=scenario, clock=clock, binary=BINARY, args=args,
+                         port=int(port) if port else 0, intercept=intercept, ca_dir=ca_dir)
 
     def advance(self, seconds):
-        return self.control("POST", "clock/advance", {"seconds": seconds})
+        return self.control.advance(seconds)
 
     def state(self):
-        return self.control("GET", "state")
+        return self.control.state()
+
+
+def _flag(args, name):
+    """Removes `--name V` / `--name=V` from args; returns V (None when absent)."""
+    for i, a in enumerate(args):
+        if a == "--" + name and i + 1 < len(args):
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+        if a.startswith("--" + name + "="):
+            del args[i]
+            return a.split("=", 1)[1]
+    return None
 
 
 class Check:

@@ -27,8 +27,6 @@ import json
 import os
 import secrets as pyrandom
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -154,21 +152,18 @@ def make_assertion(st, token_uri):
 
 
 class Serve:
-    """schedemu serve with the log on a file; stop() saves the state file (SIGTERM)."""
+    """The kit's Schedemu with the debug log kept in a file of the workdir and the state file;
+    stop() saves the state file (SIGTERM). control() answers `requests` responses: the test
+    looks at statuses and raw texts, and sends a wrong token once."""
 
     def __init__(self, workdir, scenario, st, log_name):
         self.log_path = os.path.join(workdir, log_name)
-        self.log = open(self.log_path, "w")
-        cmd = [lib.BINARY, "serve", "--host", "127.0.0.1", "--port", "0", "--clock", "manual",
-               "--log-level", "debug", "--scenario", scenario,
-               "--state-file", os.path.join(workdir, "state.json"),
-               "--control-token", st.control_token]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
-        line = self.proc.stdout.readline().strip()
-        if not line.startswith("listening on "):
-            self.stop()
-            raise RuntimeError("schedemu did not start: %r" % line)
-        self.base = line[len("listening on "):]
+        self.emu = lib.kit.Schedemu(
+            scenario=scenario, binary=lib.BINARY, log_level="debug", stderr_path=self.log_path,
+            control_token=st.control_token,
+            args=["--state-file", os.path.join(workdir, "state.json")]).start()
+        self.proc = self.emu.proc
+        self.base = self.emu.base_url
         self.control_headers = {"Authorization": "Bearer " + st.control_token}
 
     def control(self, method, path, body=None, token=None):
@@ -179,15 +174,7 @@ class Serve:
                                 headers=headers, timeout=30)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        return self.proc.returncode
+        return self.emu.stop(timeout=15)
 
 
 def cloudru_headers(st, token):

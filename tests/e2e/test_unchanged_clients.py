@@ -98,9 +98,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         ca_dir = os.path.join(tmp, "ca")
         with lib.Server("--intercept=127.0.0.1:0", "--ca-dir", ca_dir) as srv:
-            served = [srv.proc.stdout.readline() for _ in range(7)]
+            # The kit read the lines after `listening on`: the proxy line, the comment, the env.
+            served = [line + "\n" for line in srv.stdout_lines[1:8]]
             check(served[0].startswith("intercepting on http://127.0.0.1:"), "proxy line %r" % served)
             proxy_port = int(served[0].split()[2].rsplit(":", 1)[1])
+            check.eq("http://127.0.0.1:%d" % proxy_port, srv.intercept_url, "the kit's proxy URL")
             printed = subprocess.run([lib.BINARY, "env", "--intercept", "127.0.0.1:%d" % proxy_port,
                                       "--ca-dir", ca_dir], capture_output=True, text=True, check=True)
             check.eq("".join(served[2:]), printed.stdout, "serve prints what `schedemu env` prints")
