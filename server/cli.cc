@@ -119,8 +119,9 @@ std::string MainHelp() {
     out += CommandHelp(c) + "\n";
   }
   out +=
-      "documentation: README.md and docs/ of the source tree "
-      "(docs/python-kit.md: testing a client with pytest)\n";
+      "documentation: README.md (the front door) and docs/ of the source tree: docs/cli.md (every\n"
+      "command and flag), docs/cloudru.md, docs/vertex.md, docs/slurm.md, docs/control-api.md,\n"
+      "docs/scenarios.md, docs/python-kit.md (testing a client with pytest)\n";
   return out;
 }
 

@@ -4,12 +4,15 @@
   link resolves and every docs/ page is linked from README.md;
 - on a small tree made here: a link to a missing file, a fragment naming no heading, and a docs/
   page README does not link are each reported (exit 1); GitHub's heading anchors (punctuation
-  dropped, duplicates numbered, code spans) resolve; links inside code are not links.
+  dropped, duplicates numbered, code spans) resolve; links inside code are not links;
+- README's pytest example (its ```python block) passes, run as the README says, with the kit's
+  plugin against the binary under test.
 
 Run with Debian's /usr/bin/python3. Exits non-zero on any failure.
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,6 +81,23 @@ with tempfile.TemporaryDirectory() as root:
     result = run_checker(root)
     check(result.returncode == 1 and "docs/orphan.md: not linked from README.md" in result.stdout,
           "a docs page README does not link is reported: " + result.stdout.strip())
+
+# README's pytest example, as written there.
+with open(os.path.join(SOURCE_DIR, "README.md"), encoding="utf-8") as f:
+    readme = f.read()
+example = re.search(r"```python\n(.*?)```", readme, re.S)
+check(example is not None, "README has a ```python example")
+if example and os.environ.get("SCHEDEMU_BINARY"):
+    with tempfile.TemporaryDirectory() as work:
+        with open(os.path.join(work, "test_readme_example.py"), "w", encoding="utf-8") as f:
+            f.write(example.group(1))
+        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"))
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "schedemu.pytest_plugin",
+             "-p", "no:cacheprovider", "test_readme_example.py"],
+            cwd=work, env=env, capture_output=True, text=True, timeout=120)
+        check(result.returncode == 0 and "1 passed" in result.stdout,
+              "README's pytest example passes: " + result.stdout[-2000:] + result.stderr[-2000:])
 
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
