@@ -5,6 +5,7 @@
 - on a small tree made here: a link to a missing file, a fragment naming no heading, and a docs/
   page README does not link are each reported (exit 1); GitHub's heading anchors (punctuation
   dropped, duplicates numbered, code spans) resolve; links inside code are not links;
+- every flag `schedemu --help` lists is documented in docs/cli.md;
 - README's pytest example (its ```python block) passes, run as the README says, with the kit's
   plugin against the binary under test.
 
@@ -81,6 +82,18 @@ with tempfile.TemporaryDirectory() as root:
     result = run_checker(root)
     check(result.returncode == 1 and "docs/orphan.md: not linked from README.md" in result.stdout,
           "a docs page README does not link is reported: " + result.stdout.strip())
+
+# docs/cli.md documents every flag `schedemu --help` lists.
+if os.environ.get("SCHEDEMU_BINARY"):
+    helped = subprocess.run([os.environ["SCHEDEMU_BINARY"], "--help"], capture_output=True,
+                            text=True, timeout=30)
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", helped.stdout))
+    check(helped.returncode == 0 and len(flags) > 10, "schedemu --help lists the flags")
+    with open(os.path.join(SOURCE_DIR, "docs", "cli.md"), encoding="utf-8") as f:
+        cli_page = f.read()
+    for flag in sorted(flags):
+        check(re.search(re.escape(flag) + r"(?![\w-])", cli_page) is not None,
+              f"docs/cli.md documents {flag}")
 
 # README's pytest example, as written there.
 with open(os.path.join(SOURCE_DIR, "README.md"), encoding="utf-8") as f:
