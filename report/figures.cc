@@ -110,14 +110,37 @@ GanttFigure BuildGantt(const Collector& c, const std::vector<double>& busy, Time
   int best = 0;
   TimeMs a = 0, b = 0;
   int64_t count = 0;
+  // Run starts per bucket: among the windows within 1 % of the most GPU-seconds, the one where
+  // the most runs start (a saturated backlog of long jobs is busy too, but shows little).
+  std::vector<int64_t> starts(static_cast<size_t>(n), 0);
+  for (const RunRecord& r : c.runs()) {
+    double x = std::floor(static_cast<double>(r.start - from) / width);
+    ++starts[static_cast<size_t>(std::clamp(static_cast<int>(x), 0, n - 1))];
+  }
   while (true) {
-    double sum = 0, best_sum = -1;
+    std::vector<double> sums(static_cast<size_t>(n), 0);
+    std::vector<int64_t> started(static_cast<size_t>(n), 0);
+    double sum = 0, max_sum = -1;
+    int64_t st = 0;
     for (int i = 0; i < n; ++i) {
       sum += busy[i];
-      if (i >= k) sum -= busy[i - k];
-      if (i >= k - 1 && sum > best_sum) {
-        best_sum = sum;
-        best = i - k + 1;
+      st += starts[static_cast<size_t>(i)];
+      if (i >= k) {
+        sum -= busy[i - k];
+        st -= starts[static_cast<size_t>(i - k)];
+      }
+      if (i >= k - 1) {
+        sums[static_cast<size_t>(i - k + 1)] = sum;
+        started[static_cast<size_t>(i - k + 1)] = st;
+        max_sum = std::max(max_sum, sum);
+      }
+    }
+    int64_t best_started = -1;
+    for (int i = 0; i + k <= n; ++i) {
+      if (sums[static_cast<size_t>(i)] >= 0.99 * max_sum &&
+          started[static_cast<size_t>(i)] > best_started) {
+        best_started = started[static_cast<size_t>(i)];
+        best = i;
       }
     }
     a = from + static_cast<TimeMs>(std::floor(best * width));

@@ -20,7 +20,7 @@ struct FigureOptions {
   int buckets = 240;              // utilisation and preemption time buckets
   int quantiles = 200;            // points of each wait-time CDF
   int gantt_max_rows = 48;        // nodes drawn in the Gantt chart (the busiest in the window)
-  int gantt_max_bars = 1500;      // runs drawn (the window shrinks until it holds at most this)
+  int gantt_max_bars = 800;       // bars drawn (the window shrinks until it holds at most this)
   int gantt_window_buckets = 24;  // initial window width, in buckets
 };
 

@@ -54,7 +54,8 @@ std::string TimeAxis(double t0, double t1, double plot_h) {
     const double x = kLeft + (t - t0) / span * kPlotW;
     absl::StrAppend(&out, "<line x1=\"", F(x), "\" y1=\"", F(y), "\" x2=\"", F(x), "\" y2=\"",
                     F(y + 4), "\" stroke=\"#444\"/><text x=\"", F(x), "\" y=\"", F(y + 16),
-                    "\" text-anchor=\"middle\">+", Escape(ShortDuration(t)), "</text>\n");
+                    "\" text-anchor=\"", x > kWidth - kRight - 30 ? "end" : "middle", "\">+",
+                    Escape(ShortDuration(t)), "</text>\n");
   }
   absl::StrAppend(&out, "<text x=\"", F(kLeft + kPlotW), "\" y=\"", F(y + 30),
                   "\" text-anchor=\"end\" fill=\"#555\">time since the first submit</text>\n");
@@ -325,7 +326,8 @@ std::string GanttSvg(const Figures& f) {
     const double x = x0 + (t - t0) / std::max(t1 - t0, 1e-9) * plot_w;
     absl::StrAppend(&out, "<line x1=\"", F(x), "\" y1=\"", F(ay), "\" x2=\"", F(x), "\" y2=\"",
                     F(ay + 4), "\" stroke=\"#444\"/><text x=\"", F(x), "\" y=\"", F(ay + 16),
-                    "\" text-anchor=\"middle\">+", Escape(ShortDuration(t)), "</text>\n");
+                    "\" text-anchor=\"", x > kWidth - kRight - 30 ? "end" : "middle", "\">+",
+                    Escape(ShortDuration(t)), "</text>\n");
   }
   std::vector<std::pair<std::string, std::string>> legend;
   for (int p : pools_seen) {
