@@ -1,6 +1,7 @@
 // The HTML report (report/) and the replay's progress line (server/progress.*), in-process: the
 // figures agree with the replay's own numbers, the page holds every figure, the aggregation keeps
 // the page small, and the progress printer's two modes.
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -101,6 +102,29 @@ TEST(ReportTest, ManyJobsAreAggregated) {
   EXPECT_LT(f.gantt.to - f.gantt.from, f.to - f.from);
   EXPECT_NEAR(f.total.total_gpu_s, x.report.gpu_seconds_used, 1e-6 * x.report.gpu_seconds_used);
   EXPECT_LT(report::RenderHtml(x.page).size(), 1'000'000u);
+}
+
+TEST(ReportTest, CloudRuPoolsAreAllocationsAndGroupsAreQueues) {
+  std::ifstream in(std::string(SCHEDEMU_SOURCE_DIR) + "/examples/cloudru-preemption-cascade.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<api::Scenario> s = api::ParseScenario(text.str(), "cascade");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->world.clusters.empty());
+  ReplayOptions options;
+  ReplayReportWriter writer;
+  writer.Attach(&options);
+  absl::StatusOr<ReplayReport> r =
+      Replay(s->world, {Job(0, 600, 8), Job(1, 300, 4), Job(2, 300, 16)}, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  report::Page page = writer.BuildPage(*r, "t.swf", "cascade");
+  const report::Figures& f = page.figures;
+  ASSERT_FALSE(f.pools.empty());
+  EXPECT_EQ(f.pools[0].name, "alloc-1");
+  EXPECT_NEAR(f.total.total_gpu_s, r->gpu_seconds_used, 1e-6 * r->gpu_seconds_used);
+  ASSERT_GE(f.waits.size(), 2u);
+  EXPECT_EQ(f.waits[1].name, "alloc-1-default");
+  EXPECT_EQ(f.waits[0].jobs, r->started);
 }
 
 TEST(ReportTest, EscapeExactAndDurations) {
