@@ -87,29 +87,70 @@ WaitGroup MakeWaits(const std::string& name, std::vector<double> waits, int quan
 
 bool Overlaps(const RunRecord& r, TimeMs a, TimeMs b) { return r.start < b && r.end > a; }
 
+// What a window [a, b) holds: the nodes drawn (the gantt_max_rows with the most GPU-seconds in
+// it, in node order), the node cells on them, and the totals.
+struct WindowPick {
+  std::vector<int32_t> rows;
+  int64_t cells_on_rows = 0;
+  int64_t runs = 0;
+  int64_t nodes = 0;
+  double busy_gpu_s = 0;
+};
+
+WindowPick PickWindow(const Collector& c, TimeMs a, TimeMs b, const FigureOptions& o) {
+  WindowPick w;
+  std::vector<double> node_gpu_s(c.nodes().size(), 0);
+  for (const RunRecord& r : c.runs()) {
+    if (!Overlaps(r, a, b)) continue;
+    ++w.runs;
+    const double ms = static_cast<double>(std::min(r.end, b) - std::max(r.start, a));
+    w.busy_gpu_s += r.gpus * ms / 1000.0;
+    for (uint32_t i = 0; i < r.cell_count; ++i) {
+      const NodeCell& cell = c.cells()[r.cells + i];
+      if (cell.node >= 0 && static_cast<size_t>(cell.node) < node_gpu_s.size()) {
+        node_gpu_s[static_cast<size_t>(cell.node)] += cell.gpu_n * ms / 1000.0;
+      }
+    }
+  }
+  for (size_t i = 0; i < node_gpu_s.size(); ++i) {
+    if (node_gpu_s[i] > 0) w.rows.push_back(static_cast<int32_t>(i));
+  }
+  w.nodes = static_cast<int64_t>(w.rows.size());
+  if (static_cast<int>(w.rows.size()) > o.gantt_max_rows) {
+    std::stable_sort(w.rows.begin(), w.rows.end(),
+                     [&](int32_t x, int32_t y) { return node_gpu_s[x] > node_gpu_s[y]; });
+    w.rows.resize(static_cast<size_t>(o.gantt_max_rows));
+  }
+  std::sort(w.rows.begin(), w.rows.end());  // node order
+  std::vector<bool> drawn(c.nodes().size(), false);
+  for (int32_t n : w.rows) drawn[static_cast<size_t>(n)] = true;
+  for (const RunRecord& r : c.runs()) {
+    if (!Overlaps(r, a, b)) continue;
+    for (uint32_t i = 0; i < r.cell_count; ++i) {
+      const NodeCell& cell = c.cells()[r.cells + i];
+      if (cell.node >= 0 && static_cast<size_t>(cell.node) < drawn.size() &&
+          drawn[static_cast<size_t>(cell.node)]) {
+        ++w.cells_on_rows;
+      }
+    }
+  }
+  return w;
+}
+
 GanttFigure BuildGantt(const Collector& c, const std::vector<double>& busy, TimeMs from,
                        double width, const FigureOptions& o) {
   GanttFigure g;
   const int n = static_cast<int>(busy.size());
   if (n == 0 || c.runs().empty()) return g;
   // Everything fits: the whole span. Else the busiest window of gantt_window_buckets buckets,
-  // halved until it holds at most gantt_max_bars node cells; one bucket still too full is halved
-  // in time (from its start) the same way.
-  auto cells_in = [&](TimeMs x, TimeMs y) {
-    int64_t n_cells = 0, n_runs = 0;
-    for (const RunRecord& r : c.runs()) {
-      if (!Overlaps(r, x, y)) continue;
-      ++n_runs;
-      n_cells += std::max<int64_t>(r.cell_count, 1);
-    }
-    return std::pair<int64_t, int64_t>(n_cells, n_runs);
-  };
+  // halved until its drawn rows hold at most gantt_max_bars node cells; one bucket still too
+  // full is halved in time (from its start) the same way, down to one second.
   int k = static_cast<int64_t>(c.cells().size()) <= o.gantt_max_bars
               ? n
               : std::clamp(o.gantt_window_buckets, 1, n);
   int best = 0;
   TimeMs a = 0, b = 0;
-  int64_t count = 0;
+  WindowPick pick;
   // Run starts per bucket: among the windows within 1 % of the most GPU-seconds, the one where
   // the most runs start (a saturated backlog of long jobs is busy too, but shows little).
   std::vector<int64_t> starts(static_cast<size_t>(n), 0);
@@ -145,13 +186,11 @@ GanttFigure BuildGantt(const Collector& c, const std::vector<double>& busy, Time
     }
     a = from + static_cast<TimeMs>(std::floor(best * width));
     b = from + static_cast<TimeMs>(std::ceil((best + k) * width));
-    auto [n_cells, n_runs] = cells_in(a, b);
-    count = n_runs;
-    if (n_cells <= o.gantt_max_bars || k == 1) {
-      while (n_cells > o.gantt_max_bars && b - a > 1000) {
+    pick = PickWindow(c, a, b, o);
+    if (pick.cells_on_rows <= o.gantt_max_bars || k == 1) {
+      while (pick.cells_on_rows > o.gantt_max_bars && b - a > 2000) {
         b = a + (b - a) / 2;
-        std::tie(n_cells, n_runs) = cells_in(a, b);
-        count = n_runs;
+        pick = PickWindow(c, a, b, o);
       }
       break;
     }
@@ -159,34 +198,11 @@ GanttFigure BuildGantt(const Collector& c, const std::vector<double>& busy, Time
   }
   g.from = a;
   g.to = b;
-  g.runs_in_window = count;
-
-  // Rows: the nodes with the most GPU-seconds in the window.
-  std::vector<double> node_gpu_s(c.nodes().size(), 0);
-  for (const RunRecord& r : c.runs()) {
-    if (!Overlaps(r, a, b)) continue;
-    const double ms = static_cast<double>(std::min(r.end, b) - std::max(r.start, a));
-    g.busy_gpu_s += r.gpus * ms / 1000.0;
-    for (uint32_t i = 0; i < r.cell_count; ++i) {
-      const NodeCell& cell = c.cells()[r.cells + i];
-      if (cell.node >= 0 && static_cast<size_t>(cell.node) < node_gpu_s.size()) {
-        node_gpu_s[static_cast<size_t>(cell.node)] += cell.gpu_n * ms / 1000.0;
-      }
-    }
-  }
-  std::vector<int32_t> used;
-  for (size_t i = 0; i < node_gpu_s.size(); ++i) {
-    if (node_gpu_s[i] > 0) used.push_back(static_cast<int32_t>(i));
-  }
-  g.nodes_in_window = static_cast<int64_t>(used.size());
-  if (static_cast<int>(used.size()) > o.gantt_max_rows) {
-    std::stable_sort(used.begin(), used.end(),
-                     [&](int32_t x, int32_t y) { return node_gpu_s[x] > node_gpu_s[y]; });
-    used.resize(static_cast<size_t>(o.gantt_max_rows));
-  }
-  std::sort(used.begin(), used.end());  // node order
+  g.runs_in_window = pick.runs;
+  g.nodes_in_window = pick.nodes;
+  g.busy_gpu_s = pick.busy_gpu_s;
   std::vector<int> row_of(c.nodes().size(), -1);
-  for (int32_t node : used) {
+  for (int32_t node : pick.rows) {
     row_of[static_cast<size_t>(node)] = static_cast<int>(g.rows.size());
     const NodeInfo& info = c.nodes()[static_cast<size_t>(node)];
     g.rows.push_back(GanttRow{node, info.name, info.gpus});
