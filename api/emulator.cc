@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/str_format.h"
 #include "api/control_plane.h"
 
@@ -21,9 +23,15 @@ absl::Status Emulator::Load(WorldConfig config, std::string scenario_text) {
   world->clock().SetMode(options_.clock_mode);
   world->clock().SetSpeed(options_.speed);
   world->clock().Set(world->now());
+  std::string name;
+  if (nlohmann::json doc = nlohmann::json::parse(scenario_text, nullptr, false);
+      doc.is_object() && doc.contains("name") && doc["name"].is_string()) {
+    name = doc["name"].get<std::string>();
+  }
   std::unique_ptr<World> old;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    scenario_name_ = std::move(name);
     old = std::exchange(world_, std::make_unique<World>(std::move(*world)));
     loaded_config_ = std::move(config);
     scenario_text_ = std::move(scenario_text);

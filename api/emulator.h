@@ -59,6 +59,9 @@ class Emulator {
 
   const EmulatorOptions& options() const { return options_; }
   const std::string& scenario_text() const { return scenario_text_; }
+  // The loaded scenario's "name" ("" when it has none); read it under WithWorld (Load sets it
+  // under the same lock).
+  const std::string& scenario_name() const { return scenario_name_; }
   const WorldConfig& loaded_config() const { return loaded_config_; }
   // A fresh UUID for x-request-id (not from the world's seeded generator, so request ids never
   // perturb the world's identifiers).
@@ -77,6 +80,7 @@ class Emulator {
   std::unique_ptr<World> world_;
   WorldConfig loaded_config_;
   std::string scenario_text_;
+  std::string scenario_name_;
   std::atomic<uint64_t> request_counter_{0};
   std::shared_ptr<ControlPlane> control_;
 };

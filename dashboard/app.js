@@ -4,9 +4,13 @@
 //
 // Stable DOM hooks for tests: [data-gpu="node/index"] (data-job, data-job-ref, data-queue,
 // data-gpu-state), [data-job-row] (data-state, data-dialect, data-tenant, data-preempted-by),
-// [data-bar] (timeline runs: data-job, data-bar-gpu, data-run, data-preempted-by), [data-queue-row],
-// [data-partition-row], [data-borrowed="allocation"], [data-clock] (data-now, data-mode,
-// data-speed), [data-conn], [data-job-panel] (data-job).
+// [data-bar] (timeline runs, one per node and contiguous GPU range: data-job, data-bar-node,
+// data-bar-gpus, data-bar-gpu (first GPU), data-run, data-preempted-by), [data-tl-node] (one
+// timeline row per node), [data-tl-idle] (a collapsed group of idle nodes: data-count),
+// [data-cap-idle] (the same in the capacity panel), [data-queue-row], [data-partition-row],
+// [data-borrowed="allocation"], [data-clock] (data-now, data-mode, data-speed), [data-conn],
+// [data-job-panel] (data-job), #example (data-loaded: the loaded scenario's name), #timeline
+// (data-render-ms: the last full render's time).
 
 const API = "/emulator/v1";
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -26,7 +30,14 @@ const ui = {
   gpuSeen: new Map(),  // "jobId#run" -> Set("node/index") observed in state snapshots
   playing: false,
   streamAbort: null,
+  loadedScenario: undefined,  // GET /state's scenario.name, as last shown by the picker
+  showIdle: new Set(),        // groups whose idle nodes are expanded ("tl:alloc-1", "cap:...")
 };
+
+// Worlds with more nodes than this collapse their idle nodes (capacity and timeline).
+const COLLAPSE_IDLE_ABOVE = 12;
+// Rows of the jobs table (the newest first).
+const JOBS_SHOWN = 200;
 
 // ------------------------------------------------------------------------------------------
 // HTTP
@@ -312,13 +323,40 @@ function rememberGpus(s) {
 function render() {
   const s = ui.state;
   if (!s) return;
+  const t0 = performance.now();
+  const parts = {};
+  const timed = (name, f) => { const a = performance.now(); f(); parts[name] = +(performance.now() - a).toFixed(1); };
+  syncPicker(s);
   renderClock(s);
   renderLegend();
-  renderCapacity(s);
-  renderQueues(s);
-  renderJobs(s);
-  renderTimeline(s);
-  renderEvents(s);
+  timed("capacity", () => renderCapacity(s));
+  timed("queues", () => renderQueues(s));
+  timed("jobs", () => renderJobs(s));
+  timed("timeline", () => renderTimeline(s));
+  timed("events", () => renderEvents(s));
+  timed("layout", () => document.body.offsetHeight);  // the layout the browser does next anyway
+  $("#timeline").dataset.renderMs = (performance.now() - t0).toFixed(1);
+  $("#timeline").dataset.renderParts = JSON.stringify(parts);
+}
+
+// The picker shows the loaded scenario (GET /state's scenario.name): its example when there is
+// one, else an extra entry "NAME (loaded)" that is not an example.
+function syncPicker(s, force = false) {
+  const name = s.scenario ? s.scenario.name : undefined;
+  if (name === undefined || (name === ui.loadedScenario && !force)) return;
+  const sel = $("#example");
+  if (document.activeElement === sel && !force) return;  // the user is choosing: retry later
+  ui.loadedScenario = name;
+  sel.dataset.loaded = name;
+  for (const o of [...sel.querySelectorAll("option[data-custom]")]) o.remove();
+  let opt = [...sel.options].find((o) => o.value === name || o.dataset.title === name);
+  if (!opt) {
+    opt = h("option", { value: "", "data-custom": "", disabled: true }, `${name || "(unnamed)"} (loaded)`);
+    sel.prepend(opt);
+  }
+  for (const o of sel.options) o.textContent = o.textContent.replace(/ ●$/, "");
+  if (!opt.hasAttribute("data-custom")) opt.textContent += " ●";
+  opt.selected = true;
 }
 
 function renderClock(s) {
@@ -388,11 +426,36 @@ function nodeRow(n, byId) {
     h("div", { class: "gpus" }, n.gpu_owners.map((o, i) => gpuCell(n, i, o, byId))));
 }
 
+// A node with nothing on it: up, every GPU free.
+function nodeIdle(n) {
+  return n.state === "up" && n.gpu_owners.every((o) => o === null || o === undefined);
+}
+
+// The node rows of one allocation or cluster; in big worlds the idle ones fold into one line
+// (click to show them).
+function nodeRows(group, names, nodes, byId) {
+  const list = names.map((n) => nodes.get(n)).filter(Boolean);
+  if (nodes.size <= COLLAPSE_IDLE_ABOVE || ui.showIdle.has("cap:" + group)) {
+    return list.map((n) => nodeRow(n, byId));
+  }
+  const idle = list.filter(nodeIdle);
+  const rows = list.filter((n) => !nodeIdle(n)).map((n) => nodeRow(n, byId));
+  if (idle.length) {
+    rows.push(h("div", {
+      class: "idle-fold", "data-cap-idle": group, "data-count": idle.length,
+      title: idle.map((n) => n.name).join(" "),
+      onclick: () => { ui.showIdle.add("cap:" + group); render(); },
+    }, `${idle.length} idle node${idle.length === 1 ? "" : "s"} (every GPU free) · show`));
+  }
+  return rows;
+}
+
 function renderCapacity(s) {
   const byId = jobsById();
   const nodes = new Map(s.nodes.map((n) => [n.name, n]));
   const root = $("#regions");
   const frag = document.createDocumentFragment();
+  const many = s.nodes.length > COLLAPSE_IDLE_ABOVE;  // big worlds: node lists scroll
   const regionKeys = [...new Set([...s.regions.map((r) => r.key), ...s.allocations.map((a) => a.region)])];
   for (const key of regionKeys) {
     const region = s.regions.find((r) => r.key === key);
@@ -400,23 +463,23 @@ function renderCapacity(s) {
     const shared = region && region.shared_queue ? region.shared_queue.name : null;
     frag.append(h("div", { class: "region", "data-region": key },
       h("h3", {}, `Cloud.ru region ${key}`, shared ? h("span", { class: "tag shared" }, `shared queue: ${shared}`) : null),
-      h("div", { class: "allocs" }, allocs.map((a) => h("div", { class: "alloc", "data-allocation": a.name },
+      h("div", { class: "allocs" }, allocs.map((a) => h("div", { class: `alloc${many ? " many" : ""}`, "data-allocation": a.name },
         h("div", { class: "alloc-head" },
           h("b", {}, a.name), a.in_shared_cluster ? h("span", { class: "tag shared" }, "shared cluster") : null,
           h("span", { class: "alloc-stats" },
             `${a.gpus.used}/${a.gpus.total} used · ${a.gpus.free} free`,
             a.gpus.shared_borrowed ? ` · ${a.gpus.shared_borrowed} lent to shared` : "",
             a.gpus.other_tenants ? ` · ${a.gpus.other_tenants} other tenants` : "")),
-        a.nodes.map((n) => nodes.get(n)).filter(Boolean).map((n) => nodeRow(n, byId)))))));
+        nodeRows(a.name, a.nodes, nodes, byId))))));
   }
   for (const c of s.slurm_clusters) {
     frag.append(h("div", { class: "region slurm", "data-cluster": c.short_name },
       h("h3", {}, `Slurm cluster ${c.short_name}`, h("span", { class: "tag" }, c.slurm_cluster_name)),
-      h("div", { class: "allocs" }, h("div", { class: "alloc" },
+      h("div", { class: "allocs" }, h("div", { class: `alloc${many ? " many" : ""}` },
         h("div", { class: "alloc-head" }, h("b", {}, "partitions"),
           h("span", { class: "alloc-stats" }, c.partitions.map((p) => `${p.name} ${p.gpus.used}/${p.gpus.total}`).join(" · "))),
         reservationRows(c.reservations || []),
-        c.nodes.map((n) => nodes.get(n)).filter(Boolean).map((n) => nodeRow(n, byId))))));
+        nodeRows(c.short_name, c.nodes, nodes, byId)))));
   }
   root.replaceChildren(frag);
 }
@@ -503,7 +566,10 @@ function renderJobs(s) {
   fillFilter(fs, [...new Set(s.jobs.map((j) => j.state))].sort());
   const jobs = s.jobs.filter((j) => (!fd.value || j.dialect === fd.value) &&
     (!ft.value || j.tenant_name === ft.value) && (!fs.value || j.state === fs.value));
-  const rows = jobs.slice().reverse().map((j) => {
+  // The newest JOBS_SHOWN rows (filters narrow the rest down): thousands of rows cost seconds of
+  // layout on every refresh.
+  const shown = jobs.slice(-JOBS_SHOWN).reverse();
+  const rows = shown.map((j) => {
     const pre = lastPreemption(j);
     const by = pre ? preemptorName(pre, byId) : null;
     return h("tr", {
@@ -524,7 +590,9 @@ function renderJobs(s) {
   });
   $("#jobs").replaceChildren(h("table", { class: "grid jobs-table" },
     h("thead", {}, h("tr", {}, ["id", "job", "dialect", "tenant", "queue", "status", "GPUs", "placement", "restarts", "preempted by"].map((t) => h("th", {}, t)))),
-    h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 10, class: "muted" }, "no jobs")))));
+    h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 10, class: "muted" }, "no jobs")),
+      jobs.length > shown.length ? h("tr", { "data-jobs-more": jobs.length - shown.length },
+        h("td", { colspan: 10, class: "muted" }, `${jobs.length - shown.length} older jobs not shown (use the filters)`)) : null)));
 }
 
 // Runs of every job from the event log: [start, end) with the GPUs it held and why it ended.
@@ -550,6 +618,7 @@ function computeRuns(s) {
   // GPU keys of each run: the placement text (Cloud.ru has indices), else observed, else lanes.
   const laneFree = new Map();
   runs.sort((a, b) => a.start - b.start);
+  const nodeByName = new Map(s.nodes.map((n) => [n.name, n]));
   for (const r of runs) {
     const j = byId.get(r.job);
     let keys = [];
@@ -558,7 +627,7 @@ function computeRuns(s) {
     else if (ui.gpuSeen.has(`${r.job}#${r.run}`)) keys = [...ui.gpuSeen.get(`${r.job}#${r.run}`)];
     else if (j) {
       for (const n of expandHostlist(r.placement)) {
-        const node = s.nodes.find((x) => x.name === n);
+        const node = nodeByName.get(n);
         if (!node) continue;
         let need = j.gpus_per_worker || 1;
         for (let g = 0; g < node.gpus && need > 0; g++) {
@@ -574,45 +643,90 @@ function computeRuns(s) {
   return { runs, start, now };
 }
 
+// One row per node, its GPUs as lanes inside the row; a run is one bar per node and contiguous
+// range of GPUs. Nodes that never ran anything fold into one line per allocation or cluster in
+// big worlds (click to show them).
 function renderTimeline(s) {
   const { runs, start, now } = computeRuns(s);
   const byId = jobsById();
   const span = Math.max(now - start, 60);
   const t0 = start, t1 = start + span * 1.04;
-  const pct = (t) => (((t - t0) / (t1 - t0)) * 100).toFixed(3) + "%";
-  const byKey = new Map();
-  for (const r of runs) for (const k of r.keys) {
-    if (!byKey.has(k)) byKey.set(k, []);
-    byKey.get(k).push(r);
+  const frac = (t) => (t - t0) / (t1 - t0);
+  const pct = (t) => (frac(t) * 100).toFixed(3) + "%";
+  // node -> [{run, lo, count}]
+  const byNode = new Map();
+  for (const r of runs) {
+    const perNode = new Map();
+    for (const k of r.keys) {
+      const i = k.lastIndexOf("/");
+      const n = k.slice(0, i);
+      if (!perNode.has(n)) perNode.set(n, []);
+      perNode.get(n).push(+k.slice(i + 1));
+    }
+    for (const [n, gs] of perNode) {
+      gs.sort((a, b) => a - b);
+      if (!byNode.has(n)) byNode.set(n, []);
+      let lo = gs[0], prev = gs[0];
+      for (let i = 1; i <= gs.length; i++) {
+        if (i < gs.length && gs[i] === prev + 1) { prev = gs[i]; continue; }
+        byNode.get(n).push({ r, lo, count: prev - lo + 1 });
+        if (i < gs.length) { lo = gs[i]; prev = gs[i]; }
+      }
+    }
   }
-  const rows = [];
-  const allNodes = [...s.allocations.flatMap((a) => a.nodes.map((n) => [a.name, n])),
-    ...s.slurm_clusters.flatMap((c) => c.nodes.map((n) => [c.short_name, n]))];
   const nodes = new Map(s.nodes.map((n) => [n.name, n]));
-  for (const [group, name] of allNodes) {
-    const n = nodes.get(name);
-    if (!n) continue;
-    const any = [...Array(n.gpus).keys()].some((g) => byKey.has(`${name}/${g}`));
-    if (!any && s.nodes.length > 12) continue;  // keep big worlds readable: only GPUs that ran something
-    for (let g = 0; g < n.gpus; g++) {
-      const k = `${name}/${g}`;
-      const bars = (byKey.get(k) || []).map((r) => {
-        const j = byId.get(r.job);
-        const end = r.end ?? now;
-        return h("div", {
-          class: `bar${r.preemptedBy ? " preempted" : ""}${ui.selectedJob === r.job ? " selected" : ""}`,
-          "data-bar": "", "data-job": r.job, "data-bar-gpu": k, "data-run": r.run,
-          "data-preempted-by": r.preemptedBy, "data-end": r.endKind || "running",
-          style: `left:${pct(r.start)};width:calc(${pct(end)} - ${pct(r.start)});--job:${jobColor(r.job)}`,
-          title: `${j ? j.ref : "#" + r.job} run ${r.run}: ${tplus(r.start)} → ${r.end ? tplus(r.end) : "now"}` +
-            (r.preemptedBy ? ` · preempted by ${r.preemptedBy}` : r.endKind ? ` · ${r.endKind}` : ""),
-          onclick: () => selectJob(r.job),
-        }, h("span", { class: "bar-label" }, `#${r.job}`),
-        r.preemptedBy ? h("span", { class: "pre-mark", title: `preempted by ${r.preemptedBy}` }, "✕") : null);
-      });
-      rows.push(h("div", { class: "tl-row", "data-tl-gpu": k },
-        h("div", { class: "tl-label", title: `${group} / ${k}` }, g === 0 ? h("b", {}, name) : "", ` ${g}`),
-        h("div", { class: "tl-track" }, bars)));
+  const groups = [...s.allocations.map((a) => [a.name, a.nodes]),
+    ...s.slurm_clusters.map((c) => [c.short_name, c.nodes])];
+  const collapse = s.nodes.length > COLLAPSE_IDLE_ABOVE;
+  const rows = [];
+  let bars = 0;
+  const nodeRowEl = (group, n) => {
+    // Small worlds get taller lanes (labels fit in a 2-GPU bar); big ones 4 px per GPU.
+    const lane = !collapse ? (n.gpus <= 4 ? 12 : n.gpus <= 8 ? 7 : Math.max(2, 56 / n.gpus))
+      : n.gpus <= 2 ? 8 : n.gpus <= 4 ? 6 : n.gpus <= 8 ? 4 : Math.max(1, 32 / n.gpus);
+    const height = Math.max(lane * n.gpus, 12);
+    const segs = byNode.get(n.name) || [];
+    const els = segs.map(({ r, lo, count }) => {
+      const j = byId.get(r.job);
+      const end = r.end ?? now;
+      const gpus = [...Array(count).keys()].map((x) => lo + x);
+      bars++;
+      return h("div", {
+        class: `bar${r.preemptedBy ? " preempted" : ""}${ui.selectedJob === r.job ? " selected" : ""}`,
+        "data-bar": "", "data-job": r.job, "data-bar-node": n.name, "data-bar-gpus": gpus.join(","),
+        "data-bar-gpu": `${n.name}/${lo}`, "data-run": r.run,
+        "data-preempted-by": r.preemptedBy, "data-end": r.endKind || "running",
+        style: `left:${pct(r.start)};width:calc(${pct(end)} - ${pct(r.start)});top:${lo * lane}px;` +
+          `height:${Math.max(count * lane - 1, 1)}px;--job:${jobColor(r.job)}`,
+        title: `${j ? j.ref : "#" + r.job} run ${r.run} on ${n.name} GPU ${lo}${count > 1 ? "-" + (lo + count - 1) : ""}: ` +
+          `${tplus(r.start)} → ${r.end ? tplus(r.end) : "now"}` +
+          (r.preemptedBy ? ` · preempted by ${r.preemptedBy}` : r.endKind ? ` · ${r.endKind}` : ""),
+        onclick: () => selectJob(r.job),
+      }, count * lane >= 11 ? h("span", { class: "bar-label" }, `#${r.job}`) : null,
+      r.preemptedBy ? h("span", { class: "pre-mark", title: `preempted by ${r.preemptedBy}` }, "✕") : null);
+    });
+    return h("div", { class: "tl-row tl-node", "data-tl-node": n.name, style: `height:${height + 2}px` },
+      h("div", { class: "tl-label", title: `${group} / ${n.name}: ${n.gpus} GPUs` }, h("b", {}, n.name),
+        h("span", { class: "muted" }, ` ${n.gpus}×`)),
+      h("div", { class: "tl-track" }, els));
+  };
+  for (const [group, names] of groups) {
+    const list = names.map((n) => nodes.get(n)).filter(Boolean);
+    const busy = list.filter((n) => byNode.has(n.name));
+    const idle = list.filter((n) => !byNode.has(n.name));
+    if (groups.length > 1 || collapse) {
+      rows.push(h("div", { class: "tl-group", "data-tl-group": group },
+        `${group} · ${busy.length} of ${list.length} node${list.length === 1 ? "" : "s"} ran something`));
+    }
+    const showIdle = !collapse || ui.showIdle.has("tl:" + group);
+    for (const n of showIdle ? list : busy) rows.push(nodeRowEl(group, n));
+    if (!showIdle && idle.length) {
+      rows.push(h("div", {
+        class: "tl-row idle-fold", "data-tl-idle": group, "data-count": idle.length,
+        title: idle.slice(0, 200).map((n) => n.name).join(" ") + (idle.length > 200 ? " …" : ""),
+        onclick: () => { ui.showIdle.add("tl:" + group); render(); },
+      }, h("div", { class: "tl-label" }, ""), h("div", { class: "tl-track idle-track" },
+        `${idle.length} idle node${idle.length === 1 ? "" : "s"} (no run yet) · show`)));
     }
   }
   const ticks = [];
@@ -621,11 +735,17 @@ function renderTimeline(s) {
     if (Math.abs(t0 + t - now) < span * 0.06 && t > 0) continue;  // keep the "now" label legible
     ticks.push(h("div", { class: "tick", style: `left:${pct(t0 + t)}` }, `T+${fmtDur(t)}`));
   }
-  $("#timeline").replaceChildren(
+  const el = $("#timeline");
+  el.dataset.rows = rows.length;
+  el.dataset.bars = bars;
+  const body = el.querySelector(".tl-body");
+  const scroll = body ? body.scrollTop : 0;
+  el.replaceChildren(
     h("div", { class: "tl-row tl-axis" }, h("div", { class: "tl-label" }, ""), h("div", { class: "tl-track" }, ticks,
       h("div", { class: "now-line", style: `left:${pct(now)}` }, "now"))),
-    h("div", { class: "tl-body" }, rows.length ? rows : h("div", { class: "muted pad" }, "no runs yet"),
-      h("div", { class: "now-rule", style: `left:calc(var(--tl-label) + (100% - var(--tl-label)) * ${((now - t0) / (t1 - t0)).toFixed(4)})` })));
+    h("div", { class: "tl-body" }, bars || rows.length ? rows : h("div", { class: "muted pad" }, "no runs yet"),
+      h("div", { class: "now-rule", style: `left:calc(var(--tl-label) + (100% - var(--tl-label)) * ${frac(now).toFixed(4)})` })));
+  if (scroll) el.querySelector(".tl-body").scrollTop = scroll;
 }
 
 function niceStep(x) {
@@ -896,6 +1016,10 @@ async function initControls() {
     const b = e.target.closest("button");
     if (!b) return;
     const name = $("#example").value;
+    if ((b.dataset.action === "load" || b.dataset.action === "play") && !name) {
+      flash("pick an example to load", "error");
+      return;
+    }
     if (b.dataset.action === "load") guarded("load", () => loadExample(name));
     if (b.dataset.action === "play") guarded("play", () => playExample(name));
     if (b.dataset.action === "reset") guarded("reset", () => call("POST", "reset")).then(() => flash("reset to the loaded scenario"));
@@ -906,9 +1030,8 @@ async function initControls() {
   try {
     const r = await fetch("/dashboard-api/examples", { cache: "no-store" }).then((x) => x.json());
     ui.examples = r.examples;
-    $("#example").replaceChildren(...r.examples.map((x) => h("option", { value: x.name, title: x.description || "" }, x.name)));
-    const preferred = r.examples.find((x) => x.name === "cloudru-shared-cluster");
-    if (preferred) $("#example").value = preferred.name;
+    $("#example").replaceChildren(...r.examples.map((x) => h("option", { value: x.name, "data-title": x.title || x.name, title: x.description || "" }, x.name)));
+    if (ui.state) syncPicker(ui.state, true);
   } catch { /* the picker stays empty */ }
 }
 

@@ -22,6 +22,8 @@
 #include "api/scenario/scenario.h"
 #include "scheduler/instance_type.h"
 #include "server/cli.h"
+#include "server/progress.h"
+#include "server/replay_report.h"
 
 namespace schedemu {
 namespace {
@@ -30,8 +32,14 @@ constexpr double kSlowdownTau = 10.0;  // bounded slowdown threshold, seconds
 
 const char kReplayUsage[] =
     "usage: schedemu replay TRACE.swf [--scenario FILE] [--format table|json] [--max-jobs N]\n"
+    "                       [--report DIR] [--quiet]\n"
     "  TRACE.swf  Standard Workload Format trace ('-' = stdin)\n"
-    "  --scenario scenario file (default: the embedded default scenario)\n";
+    "  --scenario scenario file (default: the embedded default scenario)\n"
+    "  --format   table (default) or json, on stdout\n"
+    "  --max-jobs replay only the first N trace jobs (default: all)\n"
+    "  --report   also write an HTML report to DIR/index.html (docs/report.md)\n"
+    "  --quiet    no progress on stderr (default: a redrawn line on a terminal, else one line\n"
+    "             per 10 %)\n";
 
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -215,11 +223,19 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   waits.reserve(jobs.size());
   slowdowns.reserve(jobs.size());
   TimeMs first_submit = kNever, last_end = 0;
+  ReplayProgress progress;
+  for (const ReplayJob& rj : jobs) progress.total += rj.gpus <= report.total_gpus ? 1 : 0;
+  if (options.on_begin) options.on_begin(world);
   auto observe = [&](const Job& job) {
     auto pos = std::lower_bound(ids.begin(), ids.end(), job.id);
     if (pos == ids.end() || *pos != job.id) return;  // not a trace job
     const size_t k = static_cast<size_t>(pos - ids.begin());
     const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
+    if (options.on_job) options.on_job(job, world.now());
+    if (options.on_progress && (++progress.done & 255) == 0) {
+      progress.simulated = world.now() - origin;
+      options.on_progress(progress);
+    }
     ++report.final_states[std::string(JobStateName(job.state))];
     first_submit = std::min(first_submit, job.created_at);
     TimeMs first_start = 0;
@@ -325,6 +341,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       continue;
     }
     ++report.submitted;
+    if (options.on_progress && (++progress.submitted & 255) == 0) {
+      progress.simulated = world.now() - origin;
+      options.on_progress(progress);
+    }
     ids.push_back(*id);
     index_of.push_back(static_cast<int32_t>(i));
     first_run_gpu_s.push_back(0);
@@ -336,6 +356,12 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     if (n == 0) break;  // active jobs that can never progress (held / no timer): stop
   }
   const double t_simulated = WallSeconds();
+  if (options.on_progress) {
+    progress.submitted = report.submitted;
+    progress.simulated = world.now() - origin;
+    progress.final = true;
+    options.on_progress(progress);
+  }
 
   // Metrics: jobs still active (terminal ones were observed as they ended), then the sums.
   for (const auto& [id, job] : world.jobs()) {
@@ -448,13 +474,18 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
 int ReplayMain(int argc, char** argv) {
   int first = 1;
   if (argc > 1 && std::string(argv[1]) == "replay") first = 2;
-  std::string trace_file, scenario_file, format = "table";
+  std::string trace_file, scenario_file, format = "table", report_dir;
   int64_t max_jobs = -1;
+  bool quiet = false;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::cout << kReplayUsage;
       return 0;
+    }
+    if (a == "--quiet") {
+      quiet = true;
+      continue;
     }
     if (a.rfind("--", 0) == 0) {
       Flag flag = TakeFlag(argc, argv, &i);
@@ -473,6 +504,12 @@ int ReplayMain(int argc, char** argv) {
           return kUsageError;
         }
         format = value;
+      } else if (name == "report") {
+        if (value.empty()) {
+          std::cerr << "schedemu: replay: --report: expected a directory\n";
+          return kUsageError;
+        }
+        report_dir = value;
       } else if (name == "max-jobs") {
         if (!absl::SimpleAtoi(value, &max_jobs) || max_jobs < 0) {
           std::cerr << "schedemu: replay: --max-jobs: expected a non-negative integer\n";
@@ -534,7 +571,15 @@ int ReplayMain(int argc, char** argv) {
   }
   const double t1 = WallSeconds();
 
-  absl::StatusOr<ReplayReport> report = Replay(scenario->world, std::move(jobs), ReplayOptions{});
+  ReplayOptions options;
+  ReplayReportWriter writer;
+  if (!report_dir.empty()) writer.Attach(&options);
+  std::optional<ProgressPrinter> printer;
+  if (!quiet) {
+    printer.emplace(std::cerr, StderrIsTerminal(), 10, &WallSeconds);
+    options.on_progress = [&printer](const ReplayProgress& p) { printer->Update(p); };
+  }
+  absl::StatusOr<ReplayReport> report = Replay(scenario->world, std::move(jobs), options);
   if (!report.ok()) {
     std::cerr << "schedemu: replay: " << scenario_name << ": " << report.status().message() << "\n";
     return 1;
@@ -545,6 +590,12 @@ int ReplayMain(int argc, char** argv) {
   report->wall_total_s = WallSeconds() - t0;
   report->baseline_rss_kib = baseline_rss;
   report->peak_rss_kib = PeakRssKib();
+  if (!report_dir.empty()) {
+    if (absl::Status s = writer.Write(report_dir, *report, trace_file, scenario_name); !s.ok()) {
+      std::cerr << "schedemu: replay: " << s.message() << "\n";
+      return 1;
+    }
+  }
   if (format == "json") {
     std::cout << ReplayReportJson(*report, trace_file, scenario_name) << "\n";
   } else {

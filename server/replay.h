@@ -12,6 +12,7 @@
 #define SCHEDEMU_SERVER_REPLAY_H_
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -42,8 +43,24 @@ struct ReplayJob {
 // False when the trace line cannot be replayed (no processors, no submit or run time).
 bool ToReplayJob(const SwfJob& swf, ReplayJob* job);
 
+// Where the replay stands, for a progress line.
+struct ReplayProgress {
+  int64_t done = 0;       // trace jobs observed (terminal)
+  int64_t submitted = 0;  // trace jobs submitted so far
+  int64_t total = 0;      // trace jobs to submit (the trace minus those too large)
+  TimeMs simulated = 0;   // virtual time since the start of the world
+  bool final = false;     // the last call, after the replay
+};
+
 struct ReplayOptions {
   int64_t max_jobs = -1;  // -1 = the whole trace
+  // Optional hooks (the HTML report, server/replay_report.h; the progress line,
+  // server/progress.h). `on_begin`: the world, built, before the first submit. `on_job`: each
+  // trace job once, when it becomes terminal or, still active, at the end (its open run ends at
+  // `now`). `on_progress`: every 256 submits and every 256 observed jobs, and once at the end.
+  std::function<void(const World&)> on_begin;
+  std::function<void(const Job&, TimeMs now)> on_job;
+  std::function<void(const ReplayProgress&)> on_progress;
 };
 
 struct ReplayReport {

@@ -44,6 +44,7 @@ HttpResponse Health(Emulator&, const HttpRequest&) { return Ok(OJson{{"status", 
 HttpResponse GetState(Emulator& emu, const HttpRequest&) {
   std::string body = emu.WithWorld([&](World& w) {
     OJson s = StateJson(w);
+    s["scenario"] = OJson{{"name", emu.scenario_name()}};
     OJson faults = OJson::array();
     for (const FaultRule& f : emu.control().Faults()) {
       faults.push_back(OJson::parse(FaultRuleToJson(f).dump()));

@@ -14,6 +14,7 @@
 #include "api/control_plane.h"
 #include "api/emulator.h"
 #include "api/headless/inproc.h"
+#include "api/headless/run_report.h"
 #include "api/routes.h"
 #include "api/scenario/timeline.h"
 #include "api/time_format.h"
@@ -486,6 +487,26 @@ class Runner {
   int Summary(size_t skipped) {
     bool ok = failed_expectations_ == 0 && failures_ == 0;
     TimeMs end = emu_->WithWorld([](World& w) { return w.now(); });
+    if (!options_.report_dir.empty()) {
+      RunSummary rs;
+      rs.scenario_name = scenario_.name;
+      rs.file_name = options_.file_name;
+      rs.seed = emu_->WithWorld([](World& w) { return w.config().seed; });
+      rs.t = static_cast<double>(end - start_) / 1000.0;
+      rs.expectations = expectations_;
+      rs.passed = expectations_ - failed_expectations_;
+      rs.failed = failed_expectations_;
+      rs.failed_actions = failures_;
+      rs.skipped_steps = static_cast<int64_t>(skipped);
+      rs.ok = ok;
+      absl::Status st = emu_->WithWorld(
+          [&](World& w) { return WriteRunReport(options_.report_dir, w, start_, rs); });
+      if (!st.ok()) {
+        err_ << "schedemu: run: " << st.message() << "\n";
+        ok = false;
+        ++failures_;
+      }
+    }
     if (Json()) {
       OJson s{{"type", "summary"},
               {"t", static_cast<double>(end - start_) / 1000.0},
@@ -529,7 +550,7 @@ int RunScenario(const Scenario& scenario, const RunOptions& options, std::ostrea
 
 int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kUsage =
-      "usage: schedemu run FILE [--format table|json] [--until T] [--seed N]\n";
+      "usage: schedemu run FILE [--format table|json] [--until T] [--seed N] [--report DIR]\n";
   RunOptions options;
   std::string file;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -542,7 +563,7 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         value = a.substr(eq + 1);
         a = a.substr(0, eq);
         has_value = true;
-      } else if (a == "--format" || a == "--until" || a == "--seed") {
+      } else if (a == "--format" || a == "--until" || a == "--seed" || a == "--report") {
         if (i + 1 >= args.size()) {
           err << "schedemu: run: " << a << " needs a value\n" << kUsage;
           return 2;
@@ -568,6 +589,12 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           return 2;
         }
         options.until = d;
+      } else if (a == "--report" && has_value) {
+        if (value.empty()) {
+          err << "schedemu: run: --report: expected a directory\n";
+          return 2;
+        }
+        options.report_dir = value;
       } else if (a == "--seed" && has_value) {
         uint64_t seed = 0;
         if (!absl::SimpleAtoi(value, &seed)) {

@@ -1,4 +1,5 @@
-// The headless runner behind `schedemu run FILE [--format table|json] [--until T] [--seed N]`.
+// The headless runner behind `schedemu run FILE [--format table|json] [--until T] [--seed N]
+// [--report DIR]`.
 // Builds an Emulator on the manual clock, walks the scenario's timeline (every action goes
 // through the real route handlers in-process: dialect submits, control-API capacity changes,
 // faults, clock speed, behaviour rules), prints the event timeline (a table, or JSON lines),
@@ -26,6 +27,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;  // overrides the scenario's seed
   TimeMs idle_cap = FromSeconds(30LL * 24 * 3600);
   std::string file_name = "<scenario>";  // shown in the header line
+  std::string report_dir;                // --report DIR: also write DIR/index.html
 };
 
 // Exit status: 0 all expectations held; 1 an expectation failed or an action went wrong;
@@ -34,7 +36,8 @@ int RunScenario(const Scenario& scenario, const RunOptions& options, std::ostrea
                 std::ostream& err);
 
 // The whole `run` command: args after "run" (FILE [--format table|json] [--until T]
-// [--seed N]); reads and parses the file (a bad file or flag: one line on `err`, exit 2).
+// [--seed N] [--report DIR]); reads and parses the file (a bad file or flag: one line on `err`,
+// exit 2).
 int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace schedemu::api

@@ -15,8 +15,10 @@ Chromium is driven over the DevTools protocol with a small stdlib websocket clie
 """
 
 import base64
+import http.client as http_client
 import json
 import os
+import random
 import shutil
 import socket
 import struct
@@ -32,6 +34,8 @@ import schedemu_testlib as tl  # noqa: E402
 
 CHROMIUM = os.environ.get("SCHEDEMU_CHROMIUM", "/usr/bin/chromium")
 EXAMPLE = "cloudru-shared-cluster"
+# Jobs of the big-world check (fewer when the binary is built with a sanitizer: SCHEDEMU_SANITIZE).
+BIG_JOBS = 500 if os.environ.get("SCHEDEMU_SANITIZE", "") else 2500
 IMAGE = "cr.ai.cloud.ru/aicloud-base-images/py3.11-torch2.4.0:0.0.40"
 
 
@@ -249,6 +253,7 @@ def free_port():
 
 
 # DOM probes (evaluated in the page).
+JS_PICKED = "document.querySelector('#example')?.selectedOptions[0]?.value"
 JS_GPUS_OF = """(() => {
   const cells = [...document.querySelectorAll('[data-gpu][data-job="%d"]')];
   return cells.map(c => ({gpu: c.dataset.gpu,
@@ -318,13 +323,22 @@ def main():
         status, _, _ = http("GET", base + "/dashboard-api/examples/scenario.schema")
         check.eq(status, 404, "the JSON Schema is not offered as a scenario")
 
+        # ---- the scenario picker shows the loaded scenario ------------------------------------
+        check.eq(server.state().get("scenario"), {"name": "default"},
+                 "GET /state names the loaded scenario")
+        browser = Browser()
+        browser.goto(base + "/")
+        check.eq(browser.wait_for(JS_PICKED + " === 'default' && " + JS_PICKED), "default",
+                 "the picker shows the loaded default scenario, not the first example")
+
         # ---- the documentation example, loaded through the control API ---------------------
         status, _, body = http("POST", base + "/emulator/v1/scenario", example_text)
         check.eq(status, 200, "POST scenario: %s" % body[:200])
+        check.eq(browser.wait_for(JS_PICKED + " === %r && %s" % (EXAMPLE, JS_PICKED)), EXAMPLE,
+                 "the picker follows a scenario loaded elsewhere (the control API)")
         for alloc in ("alloc-1", "alloc-2"):  # timeline at 0: other tenants hold 6 of 8 GPUs
             server.control("POST", "allocations/%s/take-gpus" % alloc, {"count": 6})
 
-        browser = Browser()
         browser.goto(base + "/")
         check(browser.wait_for("document.querySelector('[data-conn]')?.dataset.conn === 'live'"),
               "the page connects to the event stream")
@@ -378,8 +392,12 @@ def main():
         check.eq(len(owner_gpus), 2, "the owner's job holds 2 GPUs")
         bars = browser.page.evaluate(
             "[...document.querySelectorAll('[data-bar][data-job=\"%d\"]')]"
-            ".map(b => ({gpu: b.dataset.barGpu, by: b.dataset.preemptedBy || null}))" % shared["id"])
-        check.eq(len(bars), 4, "the timeline has the shared job's run on 4 GPUs")
+            ".map(b => ({node: b.dataset.barNode, gpus: b.dataset.barGpus,"
+            " by: b.dataset.preemptedBy || null}))" % shared["id"])
+        check.eq(sum(len(b["gpus"].split(",")) for b in bars), 4,
+                 "the timeline has the shared job's run on 4 GPUs: %r" % bars)
+        check.eq(len(bars), len({b["node"] for b in bars}),
+                 "one bar per node of the run (the node's GPU lanes inside its row)")
         check(bars and all(b["by"] == owner_name for b in bars),
               "the timeline marks the run as preempted by the owner: %r" % bars)
 
@@ -447,7 +465,111 @@ def main():
         if browser:
             browser.close()
         server.stop()
+    big_world(check, artifacts)
     check.finish()
+
+
+def big_world(check, artifacts):
+    """bench/scenarios/big.json (1,250 nodes x 8 GPUs) with a few thousand Slurm jobs: the
+    timeline has one row per node that ran something and folds the idle ones, the capacity panel
+    folds its idle nodes, and a full render stays fast."""
+    with open(os.path.join(tl.SOURCE_DIR, "bench", "scenarios", "big.json")) as f:
+        scenario = json.load(f)
+    scenario["principals"] = [{"email": "u1@example.com", "token": "big-token",
+                               "projects": ["bench-project"], "linux_user": "u1"}]
+    fd, path = tempfile.mkstemp(prefix="schedemu-big-", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(scenario, f)
+    server = tl.Server("--scenario", path).start()
+    browser = None
+    try:
+        cluster = scenario["slurm_clusters"][0]
+        envelope = "/v1beta1/projects/%s/locations/%s/modelDevelopmentClusters/%s:callSlurmRestApi" % (
+            cluster["project"], cluster["location"], cluster["name"])
+        conn = http_client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        rnd = random.Random(18)
+        accepted = 0
+        t0 = time.time()
+        for i in range(BIG_JOBS):
+            gpus = rnd.choice([1, 1, 1, 2, 2, 4, 8])
+            nodes = 1 if rnd.random() < 0.9 else 2
+            runtime = rnd.choice([60, 300, 900, 3600, 7200])
+            job = {"job": {"name": "big-%d" % i, "partition": rnd.choice(["batch", "batch", "spot"]),
+                           "current_working_directory": "/home/u1",
+                           "environment": ["PATH=/bin", "SCHEDEMU_RUNTIME=%ds" % runtime],
+                           "minimum_nodes": nodes, "tres_per_node": "gres/gpu:%d" % gpus,
+                           "time_limit": {"set": True, "number": 240}},
+                   "script": "#!/bin/bash\nsrun train\n"}
+            conn.request("POST", envelope, json.dumps(
+                {"method": "HTTP_METHOD_POST", "path": "/slurm/v0.0.42/job/submit", "body": job}),
+                {"Authorization": "Bearer big-token", "Content-Type": "application/json"})
+            r = conn.getresponse()
+            env = json.loads(r.read() or b"{}")
+            accepted += 1 if r.status == 200 and env.get("status") == 200 else 0
+            if i % 100 == 99:
+                server.advance(120)
+        conn.close()
+        check.eq(accepted, BIG_JOBS, "big world: every submit accepted")
+        print("big world: %d jobs submitted in %.1f s" % (accepted, time.time() - t0))
+        state = server.state()
+        nodes = {n["name"]: n for n in state["nodes"]}
+        started = {j["id"] for j in state["jobs"] if j.get("started_at")}
+
+        browser = Browser()
+        browser.goto(server.base_url + "/")
+        check(browser.wait_for("+(document.querySelector('#timeline')?.dataset.bars || 0) > 0",
+                               timeout=60), "big world: the timeline renders")
+        time.sleep(0.5)  # let the last refresh settle
+        probe = browser.page.evaluate("""(() => {
+          const tl = document.querySelector('#timeline');
+          const bars = [...tl.querySelectorAll('[data-bar]')];
+          const fold = tl.querySelector('[data-tl-idle]');
+          const cap = document.querySelector('[data-cap-idle]');
+          return {rows: tl.querySelectorAll('[data-tl-node]').length,
+                  barNodes: [...new Set(bars.map(b => b.dataset.barNode))].length,
+                  jobs: [...new Set(bars.map(b => +b.dataset.job))],
+                  idle: fold ? +fold.dataset.count : 0,
+                  capIdle: cap ? +cap.dataset.count : 0,
+                  gpuCells: document.querySelectorAll('[data-gpu]').length,
+                  elements: document.querySelectorAll('*').length,
+                  renderMs: +tl.dataset.renderMs, parts: tl.dataset.renderParts,
+                  loaded: document.querySelector('#example').dataset.loaded,
+                  picked: document.querySelector('#example').selectedOptions[0]?.textContent};
+        })()""")
+        print("big world: %r" % {k: v for k, v in probe.items() if k != "jobs"})
+        check.eq(probe["loaded"], "big", "big world: the picker knows the loaded scenario")
+        check(probe["picked"] == "big (loaded)", "big world: the picker shows it although it is "
+              "not an example: %r" % probe["picked"])
+        check.eq(probe["rows"], probe["barNodes"], "big world: one timeline row per node that ran")
+        check.eq(probe["rows"] + probe["idle"], len(nodes),
+                 "big world: every other node folded into the idle line")
+        check(probe["idle"] > 0, "big world: some nodes never ran anything (folded)")
+        check.eq(set(probe["jobs"]), started, "big world: every started job has its bars")
+        idle_now = sum(1 for n in nodes.values() if n["state"] == "up"
+                       and all(o is None for o in n["gpu_owners"]))
+        check.eq(probe["capIdle"], idle_now, "big world: the capacity panel folds its idle nodes")
+        check.eq(probe["gpuCells"], 8 * (len(nodes) - idle_now),
+                 "big world: GPU cells only for the nodes not folded")
+        # Responsive: a full render well under a second and a half (measured in the page).
+        check(probe["renderMs"] < 1500, "big world: a full render took %.0f ms" % probe["renderMs"])
+        shot = os.path.join(artifacts, "dashboard-big.png")
+        browser.screenshot(shot)
+
+        # Unfolding the idle nodes shows all 1,250 rows, still fast.
+        browser.page.evaluate("document.querySelector('[data-tl-idle]').click(), true")
+        rows = browser.wait_for("(() => { const n = document.querySelectorAll('[data-tl-node]')"
+                                ".length; return n > %d ? n : 0; })()" % probe["rows"])
+        check.eq(rows, len(nodes), "big world: the idle line unfolds into every node's row")
+        ms = browser.page.evaluate("+document.querySelector('#timeline').dataset.renderMs")
+        check(ms < 3000, "big world: a full render with every row took %.0f ms" % ms)
+        print("big world: unfolded render %.0f ms" % ms)
+        if os.environ.get("SCHEDEMU_UPDATE_DOCS") == "1":
+            shutil.copyfile(shot, os.path.join(tl.SOURCE_DIR, "docs", "dashboard-big.png"))
+    finally:
+        if browser:
+            browser.close()
+        server.stop()
+        os.unlink(path)
 
 
 def shared_start_plus(server, seconds):
