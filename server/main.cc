@@ -1,7 +1,8 @@
 // schedemu: one binary, three commands.
 //   schedemu serve [--host H] [--port P] [--scenario FILE] [--clock manual|realtime] [--speed X]
 //                  [--seed N] [--log-level L] [--control-token T] [--max-body-bytes N]
-//                  [--state-file F] [--state-save-interval SECONDS] [--allowed-host NAME]...
+//                  [--state-file F] [--state-save-interval SECONDS] [--snapshot-every N]
+//                  [--fsync always|batch|never] [--allowed-host NAME]...
 //                  [--envelope-answer both|structured|body]
 //                  [--intercept[=ADDR:PORT]] [--tls-listen ADDR:PORT]... [--ca-dir DIR]
 //                  [--emulate-host HOST:PORT]...
@@ -20,6 +21,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -28,7 +30,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/emulator.h"
-#include "api/headless/state_file.h"
+#include "api/headless/durable_state.h"
 #include "api/request_guard.h"
 #include "api/router.h"
 #include "api/routes.h"
@@ -50,6 +52,7 @@ const char kUsage[] =
     "                      [--speed X] [--seed N] [--log-level error|warn|info|debug]\n"
     "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
     "                      [--state-file F] [--state-save-interval SECONDS]\n"
+    "                      [--snapshot-every N] [--fsync always|batch|never]\n"
     "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
     "                      [--envelope-answer both|structured|body]\n"
     "                      [--intercept[=ADDR:PORT]] (HTTPS proxy; default 127.0.0.1:8081)\n"
@@ -113,12 +116,13 @@ int UsageError(const std::string& message) {
 
 int Serve(int argc, char** argv) {
   std::string error;
-  auto args =
-      ParseArgs(argc, argv, 2,
-                {"host", "port", "scenario", "clock", "speed", "seed", "log-level", "control-token",
-                 "max-body-bytes", "threads", "state-file", "state-save-interval", "allowed-host",
-                 "envelope-answer", "intercept", "tls-listen", "ca-dir", "emulate-host"},
-                &error);
+  auto args = ParseArgs(argc, argv, 2,
+                        {"host",           "port",       "scenario",     "clock",
+                         "speed",          "seed",       "log-level",    "control-token",
+                         "max-body-bytes", "threads",    "state-file",   "state-save-interval",
+                         "snapshot-every", "fsync",      "allowed-host", "envelope-answer",
+                         "intercept",      "tls-listen", "ca-dir",       "emulate-host"},
+                        &error);
   if (!args) return UsageError(error);
   if (!args->positional.empty()) return UsageError("unexpected argument " + args->positional[0]);
   auto flag = [&](const std::string& name, const std::string& def) {
@@ -227,11 +231,32 @@ int Serve(int argc, char** argv) {
   }
 
   std::string state_file = flag("state-file", "");
-  double save_interval = 5;
+  // Snapshots (docs/durability.md): every --state-save-interval wall seconds or --snapshot-every
+  // log records, whichever comes first, and on shutdown. The log makes each request durable.
+  double save_interval = 60;
   if (args->flags.count("state-save-interval") &&
       (!absl::SimpleAtod(flag("state-save-interval", ""), &save_interval) ||
        !(save_interval >= 0.05) || save_interval > 86400)) {
     return UsageError("--state-save-interval: expected seconds between 0.05 and 86400");
+  }
+  api::DurabilityOptions durability;
+  durability.snapshot_interval_ms = static_cast<int64_t>(save_interval * 1000);
+  if (args->flags.count("snapshot-every") &&
+      (!absl::SimpleAtoi(flag("snapshot-every", ""), &durability.snapshot_every) ||
+       durability.snapshot_every < 1 || durability.snapshot_every > 1000000000)) {
+    return UsageError("--snapshot-every: expected a record count 1..1000000000");
+  }
+  if (args->flags.count("fsync")) {
+    std::string f = flag("fsync", "");
+    if (f == "always") {
+      durability.fsync = api::FsyncMode::kAlways;
+    } else if (f == "batch") {
+      durability.fsync = api::FsyncMode::kBatch;
+    } else if (f == "never") {
+      durability.fsync = api::FsyncMode::kNever;
+    } else {
+      return UsageError("--fsync: expected always, batch or never, got '" + f + "'");
+    }
   }
 
   options.journal_requests = !state_file.empty();
@@ -242,15 +267,26 @@ int Serve(int argc, char** argv) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
     return kUsageError;
   }
+  std::shared_ptr<api::DurableState> durable;
   if (!state_file.empty()) {
-    // Restore before listening: a truncated or corrupt file refuses to start (exit 2) rather
-    // than serving half a world; a missing file starts fresh and is created on the first save.
-    absl::Status s = api::RestoreStateFile(emulator, state_file);
-    if (!s.ok() && !absl::IsNotFound(s)) {
-      std::cerr << "schedemu: " << s.message() << "\n";
+    // Restore before listening: a corrupt or newer snapshot, or a log that does not continue it,
+    // refuses to start (exit 2) and changes nothing; a torn log tail is cut; no files start
+    // fresh (both are created).
+    api::RecoveryReport report;
+    absl::StatusOr<std::shared_ptr<api::DurableState>> opened =
+        api::DurableState::Open(emulator, state_file, durability, &report);
+    if (!opened.ok()) {
+      std::cerr << "schedemu: " << opened.status().message() << "\n";
       return kUsageError;
     }
-    if (s.ok()) LogInfo(absl::StrCat("restored state from ", state_file));
+    durable = *opened;
+    if (!report.fresh) {
+      LogInfo(absl::StrCat(
+          "restored state from ", state_file, ": ", report.snapshot_records,
+          " journal entries in the snapshot, ", report.log_records, " from the log",
+          report.torn_bytes ? absl::StrCat(", a torn tail of ", report.torn_bytes, " bytes cut")
+                            : ""));
+    }
   }
 
   Router router(api::AllRouteGroups(emulator));
@@ -281,20 +317,15 @@ int Serve(int argc, char** argv) {
     return 1;
   }
   const bool realtime = options.clock_mode == Clock::Mode::kRealtime;
-  int64_t last_save_ms = WallMs();
-  auto save_state = [&emulator, &state_file] {
-    if (absl::Status s = api::SaveStateFile(emulator, state_file); !s.ok()) {
-      Log(LogLevel::kError, absl::StrCat("cannot save state: ", s.message()));
-    }
-  };
-  if (realtime || !state_file.empty()) {
+  if (realtime || durable) {
     // Realtime: lets due events (job ends, requeues) happen even when no request arrives.
-    // State file: saved every --state-save-interval wall seconds (atomic replace).
+    // State file: a snapshot when one is due (atomic replace, then the log truncated).
     server.SetTicker(20, [&, realtime] {
       if (realtime) emulator.WithWorld([](World&) {});
-      if (!state_file.empty() && WallMs() - last_save_ms >= save_interval * 1000) {
-        last_save_ms = WallMs();
-        save_state();
+      if (durable) {
+        if (absl::Status s = durable->MaybeSnapshot(WallMs()); !s.ok()) {
+          Log(LogLevel::kError, absl::StrCat("cannot write a snapshot: ", s.message()));
+        }
       }
     });
   }
@@ -338,7 +369,11 @@ int Serve(int argc, char** argv) {
                        options.clock_mode == Clock::Mode::kManual ? "manual" : "realtime",
                        ", speed ", options.speed));
   server.Run();
-  if (!state_file.empty()) save_state();  // after the drain: nothing accepted is left out
+  if (durable) {  // after the drain: a snapshot of everything, the log truncated behind it
+    if (absl::Status s = durable->Snapshot(); !s.ok()) {
+      Log(LogLevel::kError, absl::StrCat("cannot write the final snapshot: ", s.message()));
+    }
+  }
   // Wake the signal thread if the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
