@@ -35,6 +35,7 @@
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
+#include "api/vertex/routes.h"
 #include "server/cli.h"
 #include "server/commands.h"
 #include "server/http_server.h"
@@ -267,6 +268,9 @@ int Serve(int argc, char** argv) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
     return kUsageError;
   }
+  // The routes before the restore: building them reseeds the fault generator from the scenario,
+  // which the restore then sets to where the saved server's was.
+  Router router(api::AllRouteGroups(emulator));
   std::shared_ptr<api::DurableState> durable;
   if (!state_file.empty()) {
     // Restore before listening: a corrupt or newer snapshot, or a log that does not continue it,
@@ -289,7 +293,6 @@ int Serve(int argc, char** argv) {
     }
   }
 
-  Router router(api::AllRouteGroups(emulator));
   InstallRequestObserver(router, emulator);
   // Host and Origin checks on every request (api/request_guard.h): loopback names, the listen
   // address (unless it is the unspecified 0.0.0.0 / ::, which no client names) and --allowed-host.
@@ -311,6 +314,11 @@ int Serve(int argc, char** argv) {
               << ", beyond loopback, without --control-token: anyone who can reach this port can "
                  "reset the world, move its clock and read every job (set --control-token)\n";
   }
+  // A Vertex envelope declared past its 1 MB is answered from its head (session.cc).
+  server_options.refuse_declared_body = [&emulator](std::string_view method, std::string_view path,
+                                                    uint64_t declared) {
+    return api::RefuseDeclaredEnvelopeSize(emulator, method, path, declared);
+  };
   HttpServer server(server_options, router);
   if (absl::Status s = server.Listen(); !s.ok()) {
     std::cerr << "schedemu: " << s.message() << "\n";

@@ -160,7 +160,10 @@ absl::StatusOr<StateSnapshot> ReadStateFile(const std::string& path) {
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": no state file"));
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string data = ss.str();
+  return ParseStateFile(ss.str(), path);
+}
+
+absl::StatusOr<StateSnapshot> ParseStateFile(const std::string& data, const std::string& path) {
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
   };
@@ -175,7 +178,9 @@ absl::StatusOr<StateSnapshot> ReadStateFile(const std::string& path) {
   uint32_t crc = 0;
   if (words.size() != 4 || words[0] != absl::string_view(kHeaderWord.data(), kHeaderWord.size()) ||
       !absl::SimpleAtoi(words[1], &version) || !absl::SimpleAtoi(words[2], &length) ||
-      words[3].size() != 8 || !absl::SimpleHexAtoi(words[3], &crc)) {
+      words[3].size() != 8 ||
+      words[3].find_first_not_of("0123456789abcdef") != absl::string_view::npos ||
+      !absl::SimpleHexAtoi(words[3], &crc)) {
     return bad("not a schedemu state file (version 1, 2 or 3)");
   }
   if (version > kStateFileVersion) {

@@ -55,6 +55,8 @@ absl::Status WriteStateFile(const std::string& path, const StateSnapshot& snapsh
 // NotFound when there is no file; InvalidArgument naming the file, one line, when it cannot be
 // used (corrupt, truncated, not a state file, a newer format).
 absl::StatusOr<StateSnapshot> ReadStateFile(const std::string& path);
+// The same, of the file's bytes (`path` names it in errors).
+absl::StatusOr<StateSnapshot> ParseStateFile(const std::string& data, const std::string& path);
 
 // Rebuilds `snapshot` followed by `tail` (the log's records past it) into `emulator` (which must
 // already be loaded with some scenario). `path` names the file in errors.
