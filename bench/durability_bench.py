@@ -5,12 +5,12 @@
    always: the real binary, a fresh state file, bench/http_load at 16 keep-alive connections
    posting direct-slurmrestd job submits for DURATION seconds (manual clock). Reports
    submits/s, p50 and p99, and the ratio to --fsync never.
-2. Restart time against history length (bench/durability_restart): 10k, 100k, 1M journaled
-   requests, all in the snapshot (a clean stop) or all in the log (a SIGKILL before any
+2. Restart time against history length (bench/durability_restart): 10k and 100k journaled
+   requests (1M on demand: --sizes 10000,100000,1000000, > 10 GB of memory), all in the snapshot (a clean stop) or all in the log (a SIGKILL before any
    snapshot).
 
   /usr/bin/python3 bench/durability_bench.py [--build build/test] [--duration 8]
-      [--sizes 10000,100000,1000000] [--out bench/results/durability.json]
+      [--sizes 10000,100000] [--out bench/results/durability.json]
 
 Needs the targets schedemu, http_load and durability_restart built in --build.
 """
@@ -43,11 +43,12 @@ def machine():
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
 
 
-def throughput(build, mode, duration, workdir):
-    state = os.path.join(workdir, f"state-{mode}.json")
+def throughput(build, mode, duration, workdir, threads=None):
+    state = os.path.join(workdir, f"state-{mode}-{threads}.json")
     srv = subprocess.Popen([os.path.join(build, "server", "schedemu"), "serve", "--host",
                             "127.0.0.1", "--port", "0", "--clock", "manual", "--log-level",
-                            "warn", "--state-file", state, "--fsync", mode],
+                            "warn", "--state-file", state, "--fsync", mode]
+                           + (["--threads", str(threads)] if threads else []),
                            stdout=subprocess.PIPE, text=True)
     try:
         line = srv.stdout.readline().strip()
@@ -63,7 +64,7 @@ def throughput(build, mode, duration, workdir):
                               str(duration), "--warmup", "1", "--label", f"fsync-{mode}"],
                              capture_output=True, text=True, check=False)
         res = json.loads(out.stdout)["total"]
-        return {"fsync": mode, "submits_per_s": round(res["rps"]), "p50_ms": res["p50_ms"],
+        return {"fsync": mode, "threads": threads or "default", "submits_per_s": round(res["rps"]), "p50_ms": res["p50_ms"],
                 "p99_ms": res["p99_ms"], "status": res["status"]}
     finally:
         srv.terminate()
@@ -74,17 +75,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "test"))
     ap.add_argument("--duration", type=float, default=8)
-    ap.add_argument("--sizes", default="10000,100000,1000000")
+    # 1000000 needs > 10 GB of memory today (the journal is kept in memory: docs/durability.md).
+    ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     workdir = tempfile.mkdtemp(prefix="schedemu-durability-bench-")
     result = {"machine": machine(), "throughput": [], "restart": []}
     try:
-        for mode in ("never", "batch", "always"):
-            r = throughput(args.build, mode, args.duration, workdir)
+        # serve's default --threads with --state-file (16), and batch at 2 threads (the default
+        # without --state-file) to show what the waiting threads buy.
+        for mode, threads in (("never", None), ("batch", None), ("always", None), ("batch", 2)):
+            r = throughput(args.build, mode, args.duration, workdir, threads)
             result["throughput"].append(r)
-            print(f"--fsync {mode:6s}  {r['submits_per_s']:7d} submits/s  p50 {r['p50_ms']:.2f} ms"
-                  f"  p99 {r['p99_ms']:.2f} ms  {r['status']}", flush=True)
+            print(f"--fsync {mode:6s} --threads {str(r['threads']):7s} {r['submits_per_s']:7d} "
+                  f"submits/s  p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms  {r['status']}",
+                  flush=True)
         never = result["throughput"][0]["submits_per_s"] or 1
         for r in result["throughput"]:
             r["vs_never"] = round(r["submits_per_s"] / never, 3)

@@ -54,6 +54,7 @@ const char kUsage[] =
     "                      [--control-token T] [--max-body-bytes N] [--threads N]\n"
     "                      [--state-file F] [--state-save-interval SECONDS]\n"
     "                      [--snapshot-every N] [--fsync always|batch|never]\n"
+    "                      (--threads defaults to 16 with --state-file, 2 otherwise)\n"
     "                      [--allowed-host NAME]... (repeatable; '*' = any Host, unsafe)\n"
     "                      [--envelope-answer both|structured|body]\n"
     "                      [--intercept[=ADDR:PORT]] (HTTPS proxy; default 127.0.0.1:8081)\n"
@@ -65,6 +66,9 @@ const char kUsage[] =
     "       schedemu replay TRACE.swf --scenario FILE\n"
     "       schedemu token [--scenario FILE] [--cluster C] [--user U] [--lifespan N|infinite]\n"
     "       schedemu jwt-key [--scenario FILE] [--cluster C] --out FILE\n";
+
+// I/O threads by default with --state-file and a syncing --fsync (docs/durability.md).
+constexpr int kDurableDefaultThreads = 16;
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -260,6 +264,12 @@ int Serve(int argc, char** argv) {
     }
   }
 
+  // A request waiting for its fsync holds its I/O thread: with the log syncing, more threads let
+  // more requests share one sync (group commit). The default only; --threads still decides.
+  if (!state_file.empty() && durability.fsync != api::FsyncMode::kNever &&
+      !args->flags.count("threads")) {
+    server_options.threads = kDurableDefaultThreads;
+  }
   options.journal_requests = !state_file.empty();
   // Slurm JWTs' exp is judged on the wall clock, as slurmctld's time(NULL).
   options.unix_seconds = [] { return static_cast<int64_t>(std::time(nullptr)); };

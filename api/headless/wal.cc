@@ -326,6 +326,7 @@ absl::Status WriteAheadLog::TruncateBefore(uint64_t from) {
   file_end_ = file_end_ - cut + kWalHeaderBytes;
   start_seq_ = from;
   durable_seq_ = next_seq_;
+  cv_.notify_all();
   return absl::OkStatus();
 }
 
