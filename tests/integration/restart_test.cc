@@ -43,6 +43,7 @@ std::string TempStatePath(const std::string& name) {
       fs::temp_directory_path() / ("schedemu-restart-" + std::to_string(getpid()) + "-" + name);
   fs::create_directories(dir);
   fs::remove(dir / "state.json");
+  fs::remove(dir / "state.json.wal");
   return (dir / "state.json").string();
 }
 
@@ -309,13 +310,19 @@ TEST(RestartTest, StateFileKeepsNoSecretAndTheRestartStillAuthenticates) {
     before = Snapshot(s);
     EXPECT_EQ(s.Stop(), 0);
   }
-  std::ifstream in(state, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string file = ss.str();
-  Json parsed = Parse(file);
+  // The snapshot (format 3: a header line, then the JSON) and the write-ahead log beside it.
+  std::string file;
+  for (const std::string& path : {state, state + ".wal"}) {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    file += ss.str();
+  }
+  ASSERT_THAT(file, ::testing::StartsWith("schedemu-state 3 "));
+  Json parsed = Parse(file.substr(file.find('\n') + 1, file.find("SEMUWAL") - file.find('\n') - 1));
   ASSERT_TRUE(parsed.is_object()) << file.substr(0, 200);
-  EXPECT_EQ(parsed.value("version", 0), 2);
+  EXPECT_EQ(parsed.value("version", 0), 3);
   for (const std::string& secret :
        {token, token.substr(token.size() - 20), vertex_token, vertex_token.substr(4),
         std::string("demo-secret"), std::string("wrong-secret-1f3a"),
