@@ -28,7 +28,7 @@
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 
-namespace schedemu::api {
+namespace schedemu::api::durability_testing {
 namespace {
 
 using nlohmann::json;
@@ -430,4 +430,4 @@ TEST(DurableStateTest, AKillAndRestartInTheMiddleChangesNoEvent) {
 }
 
 }  // namespace
-}  // namespace schedemu::api
+}  // namespace schedemu::api::durability_testing

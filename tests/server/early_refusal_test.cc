@@ -21,7 +21,7 @@
 #include "server/http_server.h"
 #include "tests/server/raw_socket.h"
 
-namespace schedemu {
+namespace schedemu::early_refusal_testing {
 namespace {
 
 using ::testing::HasSubstr;
@@ -129,4 +129,4 @@ TEST_F(EarlyRefusalTest, WithinTheLimitsTheBodyIsReadAndTheConnectionKept) {
 }
 
 }  // namespace
-}  // namespace schedemu
+}  // namespace schedemu::early_refusal_testing
