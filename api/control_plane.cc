@@ -206,9 +206,31 @@ std::optional<FaultRule> ControlPlane::Fire(std::string_view dialect, std::strin
   return fired;
 }
 
-void ControlPlane::Journal(JournalEntry entry) {
+std::optional<uint64_t> ControlPlane::Journal(JournalEntry entry) {
   std::lock_guard<std::mutex> lock(mu_);
+  std::optional<uint64_t> ticket;
+  if (sink_) ticket = sink_->Append(entry);
   journal_.push_back(std::move(entry));
+  return ticket;
+}
+
+void ControlPlane::WaitDurable(uint64_t ticket) {
+  std::shared_ptr<JournalSink> sink;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sink = sink_;
+  }
+  if (sink) sink->WaitDurable(ticket);
+}
+
+void ControlPlane::SetJournalSink(std::shared_ptr<JournalSink> sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sink_ = std::move(sink);
+}
+
+size_t ControlPlane::JournalSize() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return journal_.size();
 }
 
 std::vector<JournalEntry> ControlPlane::JournalEntries() const {

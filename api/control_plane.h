@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -73,6 +74,16 @@ struct JournalEntry {
   std::map<std::string, std::string> credentials;  // name -> SHA-256 hex
 };
 
+// Where journal entries go besides memory: the write-ahead log of `serve --state-file`
+// (api/headless/durable_state.h). Append is called in journal order (under
+// Emulator::journal_order()); the request's answer waits for WaitDurable of its ticket.
+class JournalSink {
+ public:
+  virtual ~JournalSink() = default;
+  virtual uint64_t Append(const JournalEntry& entry) = 0;
+  virtual void WaitDurable(uint64_t ticket) = 0;
+};
+
 class ControlPlane {
  public:
   explicit ControlPlane(uint64_t seed = 0) : rng_(seed) {}
@@ -96,8 +107,13 @@ class ControlPlane {
   void BumpWorldGeneration() { ++world_generation_; }
 
   // ---- journal ----
-  void Journal(JournalEntry entry);
+  // Keeps the entry; with a sink also appends it there and returns the ticket to wait for.
+  std::optional<uint64_t> Journal(JournalEntry entry);
+  // Waits until the entry of `ticket` is durable (no-op without a sink).
+  void WaitDurable(uint64_t ticket);
+  void SetJournalSink(std::shared_ptr<JournalSink> sink);
   std::vector<JournalEntry> JournalEntries() const;
+  size_t JournalSize() const;
   // The scenario text the journal starts from (the one `serve` started with).
   void SetBaseScenario(const std::string& text);
   std::string BaseScenario() const;
@@ -118,6 +134,7 @@ class ControlPlane {
   std::map<std::string, World> snapshots_;
   std::atomic<uint64_t> world_generation_{0};
   std::vector<JournalEntry> journal_;
+  std::shared_ptr<JournalSink> sink_;
   std::string base_scenario_;
 };
 

@@ -53,8 +53,25 @@ class Emulator {
   template <typename F>
   auto WithWorld(F&& f) {
     std::lock_guard<std::mutex> lock(mu_);
-    world_->Sync();
+    if (!clock_pinned_) world_->Sync();
     return std::forward<F>(f)(*world_);
+  }
+
+  // Held by a journaled request from its journal entry to its last change (api/control/journal.h),
+  // so the journal's order is the order the requests changed the world in.
+  std::mutex& journal_order() { return journal_order_; }
+  // Syncs the world to the clock and holds it at that instant (WithWorld syncs no further) until
+  // UnpinClock: a journaled request runs wholly at the virtual time its entry records, so its
+  // replay at that time is exact even on the realtime clock.
+  TimeMs PinClock() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!clock_pinned_) world_->Sync();
+    clock_pinned_ = true;
+    return world_->now();
+  }
+  void UnpinClock() {
+    std::lock_guard<std::mutex> lock(mu_);
+    clock_pinned_ = false;
   }
 
   const EmulatorOptions& options() const { return options_; }
@@ -76,7 +93,9 @@ class Emulator {
  private:
   EmulatorOptions options_;
   Clock::WallSource wall_;
+  std::mutex journal_order_;
   std::mutex mu_;
+  bool clock_pinned_ = false;  // guarded by mu_
   std::unique_ptr<World> world_;
   WorldConfig loaded_config_;
   std::string scenario_text_;

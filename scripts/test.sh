@@ -36,7 +36,7 @@ cmake --preset tsan >/dev/null
 cmake --build build/tsan -j "$jobs" --target schedemu server_tests integration_tests
 SCHEDEMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs" --timeout 900 \
-  -R '^(HttpServerTest|TlsProxyTest|LocalCaTest|RestartTest|StateFileTest|CloudRuJobsTest|SlurmApi|VertexEnvelope|e2e\.test_chaos)'
+  -R '^(HttpServerTest|EarlyRefusalTest|TlsProxyTest|LocalCaTest|RestartTest|StateFileTest|CloudRuJobsTest|SlurmApi|VertexEnvelope|e2e\.test_chaos|e2e\.test_crash_durability)'
 
 stage "4/4 fuzz: every target for ${SCHEDEMU_FUZZ_SECONDS:-30} s"
 scripts/reliability.sh "${SCHEDEMU_FUZZ_SECONDS:-30}"

@@ -65,16 +65,28 @@ std::vector<CommandSpec> MakeCommands() {
                {.name = "threads",
                 .value = "N",
                 .default_value = "2",
+                .default_text = "2; 16 with --state-file and a syncing --fsync",
                 .help = "server threads (1..64)"},
                {.name = "state-file",
                 .value = "F",
                 .default_text = "none (state lives in memory)",
-                .help = "restore the world from F at start, save it there periodically and on "
-                        "shutdown"},
+                .help = "restore the world from F (snapshot) and F.wal (write-ahead log) at "
+                        "start; keep both durable (docs/durability.md)"},
                {.name = "state-save-interval",
                 .value = "SECONDS",
-                .default_value = "5",
-                .help = "wall seconds between saves of --state-file (0.05..86400)"},
+                .default_value = "60",
+                .help = "wall seconds between snapshots of --state-file (0.05..86400); every "
+                        "request is in the write-ahead log F.wal before its answer"},
+               {.name = "snapshot-every",
+                .value = "N",
+                .default_value = "100000",
+                .help = "log records between snapshots of --state-file (1..1000000000)"},
+               {.name = "fsync",
+                .value = "always|batch|never",
+                .default_value = "batch",
+                .help = "how F.wal reaches the disk before an answer: batch = group commit (one "
+                        "sync shared by concurrent writers), always = a sync per request, never "
+                        "= the OS decides (a power loss may lose answered requests)"},
                {.name = "allowed-host",
                 .value = "NAME",
                 .default_text = "loopback names and the --host address",

@@ -15,9 +15,12 @@
 #define SCHEDEMU_SERVER_HTTP_SERVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +43,12 @@ struct ServerOptions {
   int max_connections = 1024;           // above: 503 and close
   int max_queued_responses = 16;        // pipelined answers waiting; at the bound reading pauses
   int drain_timeout_ms = 5'000;         // Stop(): wait this long for in-flight requests
+  // Asked once a request's head is read, with its declared Content-Length: an answer refuses
+  // the request at once, without reading the body (a route's own limit below body_limit, e.g.
+  // the Vertex envelope's 1 MB), and the connection is closed after it. Unset: only body_limit.
+  std::function<std::optional<api::HttpResponse>(std::string_view method, std::string_view path,
+                                                 uint64_t declared)>
+      refuse_declared_body;
 
   // The unchanged-client mode; off unless intercept_port >= 0 or tls_listen is not empty.
   std::string intercept_host = "127.0.0.1";

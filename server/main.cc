@@ -9,6 +9,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -17,11 +18,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/emulator.h"
-#include "api/headless/state_file.h"
+#include "api/headless/durable_state.h"
 #include "api/request_guard.h"
 #include "api/router.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
+#include "api/vertex/routes.h"
 #include "server/cli.h"
 #include "server/commands.h"
 #include "server/http_server.h"
@@ -38,6 +40,9 @@ std::vector<std::string> Every(const ParsedArgs& args, std::string_view name) {
   auto it = args.every.find(name);
   return it == args.every.end() ? std::vector<std::string>{} : it->second;
 }
+
+// I/O threads by default with --state-file and a syncing --fsync (docs/durability.md).
+constexpr int kDurableDefaultThreads = 16;
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -161,12 +166,37 @@ int Serve(const ParsedArgs& parsed) {
   }
 
   std::string state_file = flag("state-file", "");
+  // Snapshots (docs/durability.md): every --state-save-interval wall seconds or --snapshot-every
+  // log records, whichever comes first, and on shutdown. The log makes each request durable.
   double save_interval = 0;
   if ((!absl::SimpleAtod(args->Get("state-save-interval"), &save_interval) ||
        !(save_interval >= 0.05) || save_interval > 86400)) {
     return UsageError("--state-save-interval: expected seconds between 0.05 and 86400");
   }
+  api::DurabilityOptions durability;
+  durability.snapshot_interval_ms = static_cast<int64_t>(save_interval * 1000);
+  if ((!absl::SimpleAtoi(args->Get("snapshot-every"), &durability.snapshot_every) ||
+       durability.snapshot_every < 1 || durability.snapshot_every > 1000000000)) {
+    return UsageError("--snapshot-every: expected a record count 1..1000000000");
+  }
+  {
+    std::string f = args->Get("fsync");
+    if (f == "always") {
+      durability.fsync = api::FsyncMode::kAlways;
+    } else if (f == "batch") {
+      durability.fsync = api::FsyncMode::kBatch;
+    } else if (f == "never") {
+      durability.fsync = api::FsyncMode::kNever;
+    } else {
+      return UsageError("--fsync: expected always, batch or never, got '" + f + "'");
+    }
+  }
 
+  // A request waiting for its fsync holds its I/O thread: with the log syncing, more threads let
+  // more requests share one sync (group commit). The default only; --threads still decides.
+  if (!state_file.empty() && durability.fsync != api::FsyncMode::kNever && !args->Has("threads")) {
+    server_options.threads = kDurableDefaultThreads;
+  }
   options.journal_requests = !state_file.empty();
   // Slurm JWTs' exp is judged on the wall clock, as slurmctld's time(NULL).
   options.unix_seconds = [] { return static_cast<int64_t>(std::time(nullptr)); };
@@ -175,18 +205,31 @@ int Serve(const ParsedArgs& parsed) {
     std::cerr << "schedemu: " << display_name << ": " << s.message() << "\n";
     return kUsageError;
   }
+  // The routes before the restore: building them reseeds the fault generator from the scenario,
+  // which the restore then sets to where the saved server's was.
+  Router router(api::AllRouteGroups(emulator));
+  std::shared_ptr<api::DurableState> durable;
   if (!state_file.empty()) {
-    // Restore before listening: a truncated or corrupt file refuses to start (exit 2) rather
-    // than serving half a world; a missing file starts fresh and is created on the first save.
-    absl::Status s = api::RestoreStateFile(emulator, state_file);
-    if (!s.ok() && !absl::IsNotFound(s)) {
-      std::cerr << "schedemu: " << s.message() << "\n";
+    // Restore before listening: a corrupt or newer snapshot, or a log that does not continue it,
+    // refuses to start (exit 2) and changes nothing; a torn log tail is cut; no files start
+    // fresh (both are created).
+    api::RecoveryReport report;
+    absl::StatusOr<std::shared_ptr<api::DurableState>> opened =
+        api::DurableState::Open(emulator, state_file, durability, &report);
+    if (!opened.ok()) {
+      std::cerr << "schedemu: " << opened.status().message() << "\n";
       return kUsageError;
     }
-    if (s.ok()) LogInfo(absl::StrCat("restored state from ", state_file));
+    durable = *opened;
+    if (!report.fresh) {
+      LogInfo(absl::StrCat(
+          "restored state from ", state_file, ": ", report.snapshot_records,
+          " journal entries in the snapshot, ", report.log_records, " from the log",
+          report.torn_bytes ? absl::StrCat(", a torn tail of ", report.torn_bytes, " bytes cut")
+                            : ""));
+    }
   }
 
-  Router router(api::AllRouteGroups(emulator));
   InstallRequestObserver(router, emulator);
   // Host and Origin checks on every request (api/request_guard.h): loopback names, the listen
   // address (unless it is the unspecified 0.0.0.0 / ::, which no client names) and --allowed-host.
@@ -208,26 +251,26 @@ int Serve(const ParsedArgs& parsed) {
               << ", beyond loopback, without --control-token: anyone who can reach this port can "
                  "reset the world, move its clock and read every job (set --control-token)\n";
   }
+  // A Vertex envelope declared past its 1 MB is answered from its head (session.cc).
+  server_options.refuse_declared_body = [&emulator](std::string_view method, std::string_view path,
+                                                    uint64_t declared) {
+    return api::RefuseDeclaredEnvelopeSize(emulator, method, path, declared);
+  };
   HttpServer server(server_options, router);
   if (absl::Status s = server.Listen(); !s.ok()) {
     std::cerr << "schedemu: " << s.message() << "\n";
     return 1;
   }
   const bool realtime = options.clock_mode == Clock::Mode::kRealtime;
-  int64_t last_save_ms = WallMs();
-  auto save_state = [&emulator, &state_file] {
-    if (absl::Status s = api::SaveStateFile(emulator, state_file); !s.ok()) {
-      Log(LogLevel::kError, absl::StrCat("cannot save state: ", s.message()));
-    }
-  };
-  if (realtime || !state_file.empty()) {
+  if (realtime || durable) {
     // Realtime: lets due events (job ends, requeues) happen even when no request arrives.
-    // State file: saved every --state-save-interval wall seconds (atomic replace).
+    // State file: a snapshot when one is due (atomic replace, then the log truncated).
     server.SetTicker(20, [&, realtime] {
       if (realtime) emulator.WithWorld([](World&) {});
-      if (!state_file.empty() && WallMs() - last_save_ms >= save_interval * 1000) {
-        last_save_ms = WallMs();
-        save_state();
+      if (durable) {
+        if (absl::Status s = durable->MaybeSnapshot(WallMs()); !s.ok()) {
+          Log(LogLevel::kError, absl::StrCat("cannot write a snapshot: ", s.message()));
+        }
       }
     });
   }
@@ -271,7 +314,11 @@ int Serve(const ParsedArgs& parsed) {
                        options.clock_mode == Clock::Mode::kManual ? "manual" : "realtime",
                        ", speed ", options.speed));
   server.Run();
-  if (!state_file.empty()) save_state();  // after the drain: nothing accepted is left out
+  if (durable) {  // after the drain: a snapshot of everything, the log truncated behind it
+    if (absl::Status s = durable->Snapshot(); !s.ok()) {
+      Log(LogLevel::kError, absl::StrCat("cannot write the final snapshot: ", s.message()));
+    }
+  }
   // Wake the signal thread if the server stopped for another reason.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

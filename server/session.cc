@@ -124,6 +124,24 @@ void BasicSession<Stream>::OnHeader(beast::error_code ec) {
     reading_ = Reading::kNone;
     return QueueError(http::status::payload_too_large, "request body too large");
   }
+  // A route whose own limit the declared size already passes answers now, in its dialect's
+  // shape; the body is never read, so the connection ends after the answer.
+  if (length && context_.options.refuse_declared_body) {
+    const std::string_view target = parser_->get().target();
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (std::optional<api::HttpResponse> refusal =
+            context_.options.refuse_declared_body(parser_->get().method_string(), path, *length)) {
+      reading_ = Reading::kNone;
+      ++requests_;
+      Answer answer;
+      answer.response = std::move(*refusal);
+      answer.response.close = true;
+      answer.version = parser_->get().version();
+      answer.keep_alive = false;
+      answer.ready_at = Clock::now();
+      return Queue(std::move(answer));
+    }
+  }
   Tcp().expires_after(Ms(context_.options.body_timeout_ms));
   http::async_read(stream_, buffer_, *parser_,
                    [self = this->shared_from_this()](beast::error_code ec, std::size_t) {

@@ -203,30 +203,59 @@ void InstallJournal(std::vector<RouteGroup>& groups, Emulator& emu) {
   for (RouteGroup& g : groups) {
     auto inner = g.before;
     const std::string dialect = g.dialect;
-    g.before = [inner, e, dialect](const HttpRequest& req,
-                                   const Route& route) -> std::optional<HttpResponse> {
+    // GET and HEAD keep the group's hook as it is; the other methods run it inside their
+    // handler (below), under the journal order lock.
+    g.before = [inner](const HttpRequest& req, const Route& route) -> std::optional<HttpResponse> {
       if (req.method == "GET" || req.method == "HEAD") {
         return inner ? inner(req, route) : std::nullopt;
       }
-      // A control request the token check refuses changes nothing: it is not journaled, so the
-      // replay (which runs without the control token) needs no token either.
-      if (dialect == "control" && inner) {
-        if (std::optional<HttpResponse> refused = inner(req, route)) return refused;
-        TimeMs at = e->WithWorld([](World& w) { return w.now(); });
-        e->control().Journal(EntryFor(*e, req, dialect, route.name, at));
-        return std::nullopt;
-      }
-      TimeMs at = e->WithWorld([](World& w) { return w.now(); });
-      e->control().Journal(EntryFor(*e, req, dialect, route.name, at));
-      return inner ? inner(req, route) : std::nullopt;
+      return std::nullopt;
     };
+    for (Route& r : g.routes) {
+      if (r.method == "GET" || r.method == "HEAD") continue;
+      Route label{r.method, r.pattern, nullptr, r.name};
+      r.handler = [inner, handler = r.handler, label, e,
+                   dialect](const HttpRequest& req) -> HttpResponse {
+        // From the entry to the last change, one journaled request at a time and on a held clock:
+        // the journal's order and times are the ones the world saw (the replay is exact).
+        std::optional<uint64_t> ticket;
+        HttpResponse response;
+        {
+          std::lock_guard<std::mutex> order(e->journal_order());
+          const TimeMs at = e->PinClock();
+          struct Unpin {
+            Emulator* e;
+            ~Unpin() { e->UnpinClock(); }
+          } unpin{e};
+          if (dialect == "control" && inner) {
+            // A control request the token check refuses changes nothing: it is not journaled,
+            // so the replay (which runs without the control token) needs no token either.
+            if (std::optional<HttpResponse> refused = inner(req, label)) return *refused;
+            ticket = e->control().Journal(EntryFor(*e, req, dialect, label.name, at));
+            response = handler(req);
+          } else {
+            ticket = e->control().Journal(EntryFor(*e, req, dialect, label.name, at));
+            std::optional<HttpResponse> early = inner ? inner(req, label) : std::nullopt;
+            response = early ? std::move(*early) : handler(req);
+          }
+        }
+        // Durable before answered (serve --state-file: the write-ahead log, group commit).
+        if (ticket) e->control().WaitDurable(*ticket);
+        return response;
+      };
+    }
   }
 }
 
 void JournalCountedGet(Emulator& emu, const HttpRequest& req) {
   if (!emu.options().journal_requests) return;
-  TimeMs at = emu.WithWorld([](World& w) { return w.now(); });
-  emu.control().Journal(EntryFor(emu, req, "", "", at));
+  std::optional<uint64_t> ticket;
+  {
+    std::lock_guard<std::mutex> order(emu.journal_order());
+    TimeMs at = emu.WithWorld([](World& w) { return w.now(); });
+    ticket = emu.control().Journal(EntryFor(emu, req, "", "", at));
+  }
+  if (ticket) emu.control().WaitDurable(*ticket);
 }
 
 }  // namespace schedemu::api

@@ -6,9 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "api/control_plane.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "api/headless/crc32c.h"
 #include "api/headless/inproc.h"
+#include "api/headless/wal.h"
+#include "api/json_limits.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 
@@ -18,62 +23,183 @@ using nlohmann::json;
 
 namespace {
 
-// 2: no credential kept (journal entries carry `credentials` digests, the base scenario keeps
-// digests in place of its secrets). 1 (credentials in clear) is still read.
-constexpr int kStateFileVersion = 2;
+constexpr std::string_view kHeaderWord = "schedemu-state";
+
+json EntryToJson(const JournalEntry& e) {
+  json headers = json::object();
+  for (const auto& [k, v] : e.headers) headers[k] = v;
+  json entry{{"at", e.at},
+             {"method", e.method},
+             {"target", e.target},
+             {"headers", headers},
+             {"body", e.body}};
+  if (!e.credentials.empty()) entry["credentials"] = e.credentials;
+  return entry;
+}
+
+std::optional<JournalEntry> EntryFromJson(const json& e) {
+  if (!e.is_object() || !e.contains("at") || !e["at"].is_number_integer() ||
+      !e.contains("method") || !e["method"].is_string() || !e.contains("target") ||
+      !e["target"].is_string() || !e.contains("body") || !e["body"].is_string() ||
+      !e.contains("headers") || !e["headers"].is_object() ||
+      (e.contains("credentials") && !e["credentials"].is_object())) {
+    return std::nullopt;
+  }
+  JournalEntry out;
+  out.at = e["at"].get<TimeMs>();
+  out.method = e["method"].get<std::string>();
+  out.target = e["target"].get<std::string>();
+  out.body = e["body"].get<std::string>();
+  for (auto it = e["headers"].begin(); it != e["headers"].end(); ++it) {
+    if (it.value().is_string()) out.headers.emplace_back(it.key(), it.value().get<std::string>());
+  }
+  if (e.contains("credentials")) {
+    for (auto it = e["credentials"].begin(); it != e["credentials"].end(); ++it) {
+      if (it.value().is_string()) out.credentials[it.key()] = it.value().get<std::string>();
+    }
+  }
+  return out;
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// The JSON document of format 1, 2 or 3 (the caller checked the frame of format 3).
+absl::StatusOr<StateSnapshot> ParseDocument(std::string_view text, const std::string& path,
+                                            bool framed) {
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
+  };
+  if (JsonDepth(text) > kMaxJsonDepth) return bad("not a schedemu state file (nested too deep)");
+  json file = json::parse(text, nullptr, false);
+  const int version =
+      file.is_object() && file.contains("version") && file["version"].is_number_integer()
+          ? file["version"].get<int>()
+          : 0;
+  const bool version_ok = framed ? version == kStateFileVersion : (version == 1 || version == 2);
+  if (!file.is_object() || !version_ok || !file.contains("base_scenario") ||
+      !file["base_scenario"].is_string() || !file.contains("journal") ||
+      !file["journal"].is_array() || !file.contains("saved_at") ||
+      !file["saved_at"].is_number_integer()) {
+    return bad("not a schedemu state file (version 1, 2 or 3)");
+  }
+  StateSnapshot snap;
+  snap.version = version;
+  snap.base_scenario = file["base_scenario"].get<std::string>();
+  if (file.contains("seed") && file["seed"].is_number_unsigned()) {
+    snap.seed = file["seed"].get<uint64_t>();
+  }
+  snap.saved_at = file["saved_at"].get<TimeMs>();
+  if (framed) {
+    uint64_t lineage = 0;
+    if (!file.contains("lineage") || !file["lineage"].is_string() ||
+        !absl::SimpleHexAtoi(file["lineage"].get<std::string>(), &lineage) ||
+        !file.contains("next_seq") || !file["next_seq"].is_number_unsigned()) {
+      return bad("not a schedemu state file (no lineage or next_seq)");
+    }
+    snap.lineage = lineage;
+    if (file["next_seq"].get<uint64_t>() != file["journal"].size()) {
+      return bad("corrupt snapshot (next_seq does not match its journal)");
+    }
+  }
+  snap.journal.reserve(file["journal"].size());
+  for (const json& e : file["journal"]) {
+    std::optional<JournalEntry> entry = EntryFromJson(e);
+    if (!entry) return bad("malformed journal entry");
+    snap.journal.push_back(std::move(*entry));
+  }
+  return snap;
+}
 
 }  // namespace
 
-absl::Status SaveStateFile(Emulator& emu, const std::string& path) {
-  json journal = json::array();
-  for (const JournalEntry& e : emu.control().JournalEntries()) {
-    json headers = json::object();
-    for (const auto& [k, v] : e.headers) headers[k] = v;
-    json entry{{"at", e.at},
-               {"method", e.method},
-               {"target", e.target},
-               {"headers", headers},
-               {"body", e.body}};
-    if (!e.credentials.empty()) entry["credentials"] = e.credentials;
-    journal.push_back(std::move(entry));
-  }
-  TimeMs now = emu.WithWorld([](World& w) { return w.now(); });
+std::string EncodeJournalEntry(const JournalEntry& entry) { return Dump(EntryToJson(entry)); }
+
+absl::StatusOr<JournalEntry> DecodeJournalEntry(std::string_view text) {
+  if (JsonDepth(text) > kMaxJsonDepth) return absl::InvalidArgumentError("nested too deep");
+  std::optional<JournalEntry> e = EntryFromJson(json::parse(text, nullptr, false));
+  if (!e) return absl::InvalidArgumentError("malformed journal entry");
+  return *e;
+}
+
+StateSnapshot TakeSnapshot(Emulator& emu, uint64_t lineage) {
+  StateSnapshot snap;
+  snap.lineage = lineage;
   const std::string base = emu.control().BaseScenario();
+  snap.base_scenario = ScenarioWithDigests(base).value_or(base);
+  snap.seed = emu.options().seed;
+  snap.saved_at = emu.WithWorld([](World& w) { return w.now(); });
+  snap.journal = emu.control().JournalEntries();
+  return snap;
+}
+
+std::string EncodeStateFile(const StateSnapshot& snap) {
+  json journal = json::array();
+  for (const JournalEntry& e : snap.journal) journal.push_back(EntryToJson(e));
   json file = {{"version", kStateFileVersion},
-               {"base_scenario", ScenarioWithDigests(base).value_or(base)},
-               {"seed", emu.options().seed ? json(*emu.options().seed) : json()},
-               {"saved_at", now},
+               {"lineage", absl::StrFormat("%016x", snap.lineage)},
+               {"next_seq", snap.journal.size()},
+               {"base_scenario", snap.base_scenario},
+               {"seed", snap.seed ? json(*snap.seed) : json()},
+               {"saved_at", snap.saved_at},
                {"journal", journal}};
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::InternalError(absl::StrCat(path, ": cannot write ", tmp));
-    out << file.dump(-1, ' ', false, json::error_handler_t::replace);
-    out.flush();
-    if (!out) return absl::InternalError(absl::StrCat(path, ": write failed"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat(path, ": cannot rename ", tmp, " over it"));
+  std::string body = Dump(file);
+  return absl::StrFormat("%s %d %d %08x\n", kHeaderWord, kStateFileVersion, body.size(),
+                         Crc32c(body)) +
+         body;
+}
+
+absl::Status WriteStateFile(const std::string& path, const StateSnapshot& snap) {
+  if (absl::Status s = WriteFileAtomically(path, EncodeStateFile(snap)); !s.ok()) {
+    return absl::InternalError(absl::StrCat(path, ": cannot write the snapshot: ", s.message()));
   }
   return absl::OkStatus();
 }
 
-absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
+absl::StatusOr<StateSnapshot> ReadStateFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": no state file"));
   std::stringstream ss;
   ss << in.rdbuf();
-  json file = json::parse(ss.str(), nullptr, false);
+  return ParseStateFile(ss.str(), path);
+}
+
+absl::StatusOr<StateSnapshot> ParseStateFile(const std::string& data, const std::string& path) {
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
   };
-  const int version = file.is_object() ? file.value("version", 0) : 0;
-  if (!file.is_object() || (version != 1 && version != kStateFileVersion) ||
-      !file["base_scenario"].is_string() || !file["journal"].is_array() ||
-      !file["saved_at"].is_number_integer()) {
-    return bad("not a schedemu state file (version 1 or 2)");
+  if (!data.empty() && data[0] == '{') return ParseDocument(data, path, /*framed=*/false);
+  const size_t eol = data.find('\n');
+  if (eol == std::string::npos || eol > 80) {
+    return bad("not a schedemu state file (version 1, 2 or 3)");
   }
-  auto base = ParseScenario(file["base_scenario"].get<std::string>(), path + " (base scenario)");
+  std::vector<absl::string_view> words = absl::StrSplit(absl::string_view(data.data(), eol), ' ');
+  int version = 0;
+  uint64_t length = 0;
+  uint32_t crc = 0;
+  if (words.size() != 4 || words[0] != absl::string_view(kHeaderWord.data(), kHeaderWord.size()) ||
+      !absl::SimpleAtoi(words[1], &version) || !absl::SimpleAtoi(words[2], &length) ||
+      words[3].size() != 8 ||
+      words[3].find_first_not_of("0123456789abcdef") != absl::string_view::npos ||
+      !absl::SimpleHexAtoi(words[3], &crc)) {
+    return bad("not a schedemu state file (version 1, 2 or 3)");
+  }
+  if (version > kStateFileVersion) {
+    return bad(absl::StrCat("snapshot of format ", version, ", newer than this schedemu's ",
+                            kStateFileVersion, " (upgrade schedemu; the file is left as it is)"));
+  }
+  if (version != kStateFileVersion) return bad("not a schedemu state file (version 1, 2 or 3)");
+  std::string_view body = std::string_view(data).substr(eol + 1);
+  if (body.size() != length) {
+    return bad(absl::StrCat("corrupt snapshot (", body.size(), " bytes where the header says ",
+                            length, ": truncated or appended to)"));
+  }
+  if (Crc32c(body) != crc) return bad("corrupt snapshot (checksum mismatch)");
+  return ParseDocument(body, path, /*framed=*/true);
+}
+
+absl::Status RestoreState(Emulator& live, const StateSnapshot& snap,
+                          const std::vector<JournalEntry>& tail, const std::string& path) {
+  auto base = ParseScenario(snap.base_scenario, path + " (base scenario)");
   if (!base.ok()) return base.status();
   // jwt_key_file keys were read when the live world was loaded: the same keys again.
   for (const JwtKeyFile& f : base->jwt_key_files) {
@@ -87,42 +213,32 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
   options.clock_mode = Clock::Mode::kManual;
   // Only control requests that passed the token check were journaled (api/control/journal.h).
   options.control_token.clear();
-  if (file["seed"].is_number_unsigned()) options.seed = file["seed"].get<uint64_t>();
+  if (snap.seed) options.seed = *snap.seed;
   Emulator replay(options, [] { return int64_t{0}; });
   if (absl::Status s = replay.Load(base->world, base->text); !s.ok()) return s;
   replay.control().Reseed(replay.WithWorld([](World& w) { return w.config().seed; }));
   replay.control().SetBaseScenario(base->text);
   InProcessApi api(AllRouteGroups(replay));
-  for (const json& e : file["journal"]) {
-    if (!e.is_object() || !e["at"].is_number_integer() || !e["method"].is_string() ||
-        !e["target"].is_string() || !e["body"].is_string() || !e["headers"].is_object() ||
-        (e.contains("credentials") && !e["credentials"].is_object())) {
-      return bad("malformed journal entry");
-    }
-    TimeMs at = e["at"];
+  TimeMs last = snap.saved_at;
+  auto apply = [&](const JournalEntry& e) {
     replay.WithWorld([&](World& w) {
-      if (at > w.now()) {
-        w.clock().Set(at);
-        (void)w.AdvanceTo(at);
+      if (e.at > w.now()) {
+        w.clock().Set(e.at);
+        (void)w.AdvanceTo(e.at);
       }
     });
-    std::map<std::string, std::string> headers;
-    for (auto it = e["headers"].begin(); it != e["headers"].end(); ++it) {
-      if (it.value().is_string()) headers[it.key()] = it.value().get<std::string>();
-    }
-    std::map<std::string, std::string> credentials;
-    if (e.contains("credentials")) {
-      for (auto it = e["credentials"].begin(); it != e["credentials"].end(); ++it) {
-        if (it.value().is_string()) credentials[it.key()] = it.value().get<std::string>();
-      }
-    }
-    api.Call(e["method"], e["target"], headers, e["body"], credentials);
+    std::map<std::string, std::string> headers(e.headers.begin(), e.headers.end());
+    api.Call(e.method, e.target, headers, e.body, e.credentials);
+  };
+  for (const JournalEntry& e : snap.journal) apply(e);
+  for (const JournalEntry& e : tail) {
+    apply(e);
+    last = std::max(last, e.at);
   }
-  TimeMs saved_at = file["saved_at"];
   replay.WithWorld([&](World& w) {
-    if (saved_at > w.now()) {
-      w.clock().Set(saved_at);
-      (void)w.AdvanceTo(saved_at);
+    if (last > w.now()) {
+      w.clock().Set(last);
+      (void)w.AdvanceTo(last);
     }
   });
 
@@ -139,6 +255,17 @@ absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
   live.control().CopyStateFrom(replay.control());
   live.control().BumpWorldGeneration();
   return absl::OkStatus();
+}
+
+absl::Status SaveStateFile(Emulator& emu, const std::string& path) {
+  std::lock_guard<std::mutex> order(emu.journal_order());
+  return WriteStateFile(path, TakeSnapshot(emu, /*lineage=*/0));
+}
+
+absl::Status RestoreStateFile(Emulator& live, const std::string& path) {
+  absl::StatusOr<StateSnapshot> snap = ReadStateFile(path);
+  if (!snap.ok()) return snap.status();
+  return RestoreState(live, *snap, {}, path);
 }
 
 }  // namespace schedemu::api

@@ -18,7 +18,9 @@
 // client_secret are not checked). Tokens live `token_lifetime` of virtual time.
 #include "api/vertex/routes.h"
 
+#include <map>
 #include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +33,7 @@
 #include "api/json_writer.h"
 #include "api/jwt.h"
 #include "api/principals.h"
+#include "api/router.h"
 #include "api/slurm/handlers.h"
 #include "api/vertex/errors.h"
 #include "scheduler/absl_compat.h"
@@ -40,6 +43,10 @@ namespace schedemu::api {
 using nlohmann::json;
 
 namespace {
+
+constexpr std::string_view kEnvelopePattern =
+    "/v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/"
+    "{cluster}:callSlurmRestApi";
 
 constexpr std::string_view kMethodTypeUrl =
     "type.googleapis.com/google.cloud.aiplatform.v1beta1.CallSlurmRestApiRequest.HttpMethod";
@@ -279,14 +286,25 @@ RouteGroup OAuthGroup(Emulator& emu, std::string prefix, std::string pattern) {
 
 }  // namespace
 
+std::optional<HttpResponse> RefuseDeclaredEnvelopeSize(const Emulator& emu, std::string_view method,
+                                                       std::string_view path, uint64_t declared) {
+  if (declared <= emu.options().vertex_max_request_bytes || method != "POST") return std::nullopt;
+  static const std::vector<std::string> kPattern = [] {
+    std::vector<std::string> out;
+    for (std::string_view s : Router::Segments(kEnvelopePattern)) out.emplace_back(s);
+    return out;
+  }();
+  std::map<std::string, std::string> params;
+  if (!Router::Matches(kPattern, Router::Segments(path), &params)) return std::nullopt;
+  return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
+}
+
 std::vector<RouteGroup> VertexRouteGroups(Emulator& emulator) {
   std::vector<RouteGroup> groups;
   RouteGroup v;
   v.dialect = "vertex";
   v.prefix = "/v1beta1";
-  v.routes.push_back({"POST",
-                      "/v1beta1/projects/{project}/locations/{location}/modelDevelopmentClusters/"
-                      "{cluster}:callSlurmRestApi",
+  v.routes.push_back({"POST", std::string(kEnvelopePattern),
                       [&emulator](const HttpRequest& r) { return CallSlurmRestApi(emulator, r); },
                       "vertex.callSlurmRestApi"});
   v.not_found = [](const HttpRequest&) { return vertex::ErrorUrlNotFound(); };

@@ -286,6 +286,7 @@ namespace {
 TEST(StateFileTest, RestartKeepsJobsTokensAndTime) {
   std::string path = ::testing::TempDir() + "/schedemu_restart_state.json";
   std::remove(path.c_str());
+  std::remove((path + ".wal").c_str());  // its write-ahead log (docs/durability.md)
   std::string token, name, state_before;
   {
     TestServer server({"--state-file", path});
