@@ -212,6 +212,9 @@ struct PreemptionPlanner {
     NodeCounts nodes;
   };
   static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s);
+  // Slurm: select/cons_tres _run_now with preempt/partition_prio (preemption.cc).
+  static std::optional<Plan> PlanSlurmPreemption(const World& w, const Job& j,
+                                                 const PlaceSpec& s);
 };
 
 // ---- pass.cc: the scheduling pass of an instant ----
