@@ -59,5 +59,60 @@ TEST(SlurmSubmitPassDelay, CancelledBeforeThePass) {
   EXPECT_TRUE(J(w, a).runs.back().start_time == 0);
 }
 
+// bf_interval: the main pass stops at the first job that does not fit; a job behind it that
+// would fit reads Priority until the backfill pass (every bf_interval from the world's start)
+// starts it. The peer's c14-gang golden: a 4-node job that fitted beside a 3-node one waited
+// behind a blocked 2-node job ("None,Priority,Resources") and was never backfilled there.
+TEST(SlurmBackfillInterval, MainPassStopsAtTheFirstBlockedJob) {
+  WorldConfig c = SlurmConfig(2);
+  c.clusters[0].bf_interval = FromSeconds(5);
+  World w = MakeWorld(c);
+  JobId a =
+      SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100), FromSeconds(120)));
+  Advance(w, FromSeconds(1));
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 2, 8, FromSeconds(10), FromSeconds(60)));
+  JobId s = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(10), FromSeconds(60)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, a).state, JobState::kRunning);
+  EXPECT_EQ(J(w, b).reason, "Resources");
+  EXPECT_EQ(J(w, s).state, JobState::kPending);
+  EXPECT_EQ(J(w, s).reason, "Priority");
+  Advance(w, FromSeconds(3));  // +4 s: no backfill pass yet
+  EXPECT_EQ(J(w, s).state, JobState::kPending);
+  Advance(w, FromSeconds(1));  // +5 s: the backfill pass (s ends by +65 < a's limit at +120)
+  EXPECT_EQ(J(w, s).state, JobState::kRunning);
+  EXPECT_EQ(J(w, s).runs.back().start_time, kT0 + FromSeconds(5));
+}
+
+// Without bf_interval (the default) the same job backfills in the pass that blocked b.
+TEST(SlurmBackfillInterval, DefaultBackfillsAtOnce) {
+  World w = MakeWorld(SlurmConfig(2));
+  SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100), FromSeconds(120)));
+  MustSubmit(w, SlurmJob("alice", "spot", 2, 8, FromSeconds(10), FromSeconds(60)));
+  JobId s = SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(10), FromSeconds(60)));
+  EXPECT_EQ(J(w, s).state, JobState::kRunning);
+}
+
+// bf_resolution: the candidate's end rounds up to the next slot. a holds n1 until +120 (its
+// limit); b waits for both nodes at +120; s (limit 60 s) submitted at +61 ends at +121 > +120:
+// no backfill. At +50 it would end at +110, which rounds to +120 with 60 s slots: it fits; at
+// +59.5 it ends at +119.5, exact fits, but with 60 s slots rounds up to +120, still fits; with a
+// 70 s resolution +119.5 rounds to +140 and it does not.
+TEST(SlurmBackfillResolution, CandidateEndRoundsUpToTheSlot) {
+  for (const auto& [resolution, fits] : std::vector<std::pair<TimeMs, bool>>{
+           {0, true}, {FromSeconds(60), true}, {FromSeconds(70), false}}) {
+    WorldConfig c = SlurmConfig(2);
+    c.clusters[0].bf_resolution = resolution;
+    World w = MakeWorld(c);
+    SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(500), FromSeconds(120)));
+    MustSubmit(w, SlurmJob("alice", "spot", 2, 8, FromSeconds(10), FromSeconds(60)));
+    Advance(w, 0);
+    Advance(w, 59'500);
+    JobId s =
+        SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(10), FromSeconds(60)));
+    EXPECT_EQ(J(w, s).state == JobState::kRunning, fits) << "resolution " << resolution;
+  }
+}
+
 }  // namespace
 }  // namespace schedemu::testing
