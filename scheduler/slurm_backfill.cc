@@ -119,6 +119,22 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
   bool blocked = false;
   int scanned = 0;
   std::optional<Reservation> res;
+  // The main pass (!backfill) after a job blocked: a job with required nodes takes only those
+  // out of the pass (the peer: a later job pinned there reads "ReqNodeNotAvail, UnavailableNodes",
+  // others still start elsewhere), any other job its partition's (all) nodes.
+  bool main_stop = false;
+  absl::flat_hash_set<NodeIndex> main_avoid;
+  auto block = [&](const Job& b) {
+    blocked = true;
+    if (b.request.required_nodes.empty()) {
+      main_stop = true;
+      return;
+    }
+    for (const std::string& n : b.request.required_nodes) {
+      const int ni = w.FindNode(n);
+      if (ni >= 0) main_avoid.insert(ni);
+    }
+  };
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
   for (auto it = pending.begin(); it != pending.end();) {
     if (blocked) *left_blocked = true;
@@ -149,7 +165,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       }
       if (waiting && Pools::Usable(w.nodes_[w.ix_.reservations[j.id][0]])) {
         j.reason = "Resources";
-        blocked = true;
+        block(j);
         continue;
       }
       Lifecycle::ClearReservation(w, j.id);
@@ -159,6 +175,16 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // slurmctld's schedule() takes the failed partition's nodes out of the pass (the peer's
     // squeue: None, then Priority, until the backfill pass says Resources or starts it).
     if (blocked && !backfill) {
+      if (!main_stop) {
+        PlaceSpec avoiding = Placement::SlurmSpec(w, j);
+        avoiding.avoid = &main_avoid;
+        if (auto nc = Placement::FindNodes(w, avoiding, nullptr)) {
+          Lifecycle::Start(w, j, Placement::Materialize(w, avoiding, *nc));
+          ++version;
+          continue;
+        }
+        block(j);
+      }
       if (j.reason == "None") j.reason = "Priority";
       continue;
     }
@@ -167,7 +193,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
     if (key && failed.contains(*key)) {
       SetReason(j, res ? "Priority" : "Resources");
-      blocked = true;
+      block(j);
       continue;
     }
     ShapeMemo scratch;
@@ -217,7 +243,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       if (PreemptionPlanner::TryPreempt(w, j)) {
         ++version;
         failed.clear();
-        blocked = true;
+        block(j);
         continue;
       }
       memo->preempt_failed = true;
@@ -228,7 +254,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     SetReason(j, why);
     if (!res) res = ComputeReservation(w, j, s());
     if (key) failed.insert(*key);
-    blocked = true;
+    block(j);
   }
   return false;
 }

@@ -114,5 +114,28 @@ TEST(SlurmBackfillResolution, CandidateEndRoundsUpToTheSlot) {
   }
 }
 
+// A requeued job keeps its place in the pending order (slurmctld keeps its priority): of two
+// spot jobs requeued together for one high job, the older one takes the one node left when room
+// comes back (the peer's c11-preempt_gang golden: JobId=1 restarted before JobId=3).
+TEST(SlurmRequeueOrder, RequeuedJobsKeepTheirSubmitOrder) {
+  WorldConfig c = SlurmConfig(2);
+  c.clusters[0].requeue_delay = FromSeconds(5);
+  World w = MakeWorld(c);
+  JobId older = SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100)));
+  Advance(w, FromSeconds(1));
+  JobId younger = SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100)));
+  JobId h = SubmitAndSchedule(w, SlurmJob("bob", "high", 2, 8, FromSeconds(20)));
+  ASSERT_EQ(J(w, older).restart_count, 1);
+  ASSERT_EQ(J(w, younger).restart_count, 1);
+  JobRequest pinned = SlurmJob("bob", "high", 1, 8, FromSeconds(60));
+  pinned.required_nodes = {"n2"};
+  JobId h2 = SubmitAndSchedule(w, pinned);
+  Advance(w, FromSeconds(30));  // h ran 20 s; h2 took n2, one node left for the two
+  EXPECT_EQ(J(w, h).state, JobState::kCompleted);
+  EXPECT_EQ(J(w, h2).state, JobState::kRunning);
+  EXPECT_EQ(J(w, older).state, JobState::kRunning);
+  EXPECT_EQ(J(w, younger).state, JobState::kPending);
+}
+
 }  // namespace
 }  // namespace schedemu::testing
