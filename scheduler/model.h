@@ -80,6 +80,9 @@ struct SlurmCluster {
   int64_t next_job_id = 1;
   std::vector<Reservation> reservations;  // live ones, creation order (scheduler/reservations.cc)
   int64_t next_reservation_id = 1;
+  // bf_interval > 0: the next backfill pass is armed (kBackfill timer) / due in this pass.
+  TimeMs backfill_armed_at = 0;
+  bool backfill_due = false;
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).

@@ -7,6 +7,15 @@
 // (last added first, at most 64 tries) -> an inclusion-minimal set; the order giving fewer
 // victims wins.
 //
+// Slurm (PlanSlurmPreemption) decides as slurmctld 22.05 does instead: select/cons_tres's
+// `_run_now` (src/plugins/select/cons_common/job_test.c) walks the preemptee candidates of
+// preempt/partition_prio in order (lowest PriorityTier first, then fewest nodes, then job id:
+// `_sort_by_prio`), taking each out of a simulated copy of the cluster until the job fits; the
+// candidates are then re-sorted (the last one taken first, then those taken by how many of the
+// chosen nodes they hold, the rest after: `_sort_usable_nodes_dec`) and the walk repeated, at most
+// preempt_reorder_cnt (1) + 1 times more; the victims are the candidates taken in the last walk
+// that run on the nodes chosen. It does not minimise the number of victims.
+//
 // Cloud.ru: victims release their GPUs at once and the preemptor starts in the same pass.
 // Slurm: victims go COMPLETING for the epilog holding their GPUs; the preemptor reserves the
 // chosen nodes so nobody else takes them, and starts once they are free (slurm_backfill.cc).
@@ -131,9 +140,80 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanPreemption(const W
   return by_recency;
 }
 
+std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(const World& w,
+                                                                              const Job& j,
+                                                                              const PlaceSpec& s) {
+  const int d = JobIndexes::Domain(w, j);
+  if (d < 0) return std::nullopt;
+  struct Candidate {
+    int rank;
+    size_t nodes;
+    int64_t slurm_id;
+    JobId id;
+    int usable = 0;  // details->usable_nodes: the sort key of the re-ordering
+  };
+  std::vector<Candidate> order;
+  for (const auto& [rank, neg_start, id] : w.ix_.victims_by_rank[d]) {
+    if (rank >= j.priority_rank) break;
+    const Job& v = JobIndexes::JobAt(w, id);
+    if (v.state != JobState::kRunning || !Placement::TouchesPools(w, s, v)) continue;
+    absl::flat_hash_set<NodeIndex> on;
+    for (const WorkerPlacement& wp : v.placement) on.insert(wp.node);
+    order.push_back({rank, on.size(), v.slurm_job_id, id});
+  }
+  if (order.empty()) return std::nullopt;
+  // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the
+  // job list order (job id) among equals.
+  std::stable_sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.rank, a.nodes, a.slurm_id) < std::tie(b.rank, b.nodes, b.slurm_id);
+  });
+  constexpr int kPreemptReorderCount = 1;  // SchedulerParameters preempt_reorder_count default
+  const int count = static_cast<int>(order.size());
+  for (int pass = 0;; ++pass) {
+    std::vector<JobId> taken;
+    std::optional<NodeCounts> nodes;
+    size_t last = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      taken.push_back(order[k].id);
+      Overlay ov = Placement::OverlayOf(w, taken, taken.size());
+      nodes = Placement::FindNodes(w, s, &ov);
+      if (nodes) {
+        last = k;
+        break;
+      }
+    }
+    if (!nodes) return std::nullopt;
+    absl::flat_hash_set<NodeIndex> chosen;
+    for (const auto& [n, c] : *nodes) chosen.insert(n);
+    auto usable = [&](JobId id) {
+      absl::flat_hash_set<NodeIndex> on;
+      for (const WorkerPlacement& wp : JobIndexes::JobAt(w, id).placement) {
+        if (chosen.contains(wp.node)) on.insert(wp.node);
+      }
+      return static_cast<int>(on.size());
+    };
+    // `pass_count++ > preempt_reorder_cnt || preemptee_cand_cnt <= pass_count`: the last walk.
+    if (pass > kPreemptReorderCount || count <= pass + 1) {
+      Plan plan;
+      for (JobId v : taken) {
+        if (usable(v) > 0) plan.victims.push_back(v);
+      }
+      if (plan.victims.empty()) return std::nullopt;
+      plan.nodes = *nodes;
+      return plan;
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      order[k].usable = k < last ? usable(order[k].id) : k == last ? 99999 : 0;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.usable > b.usable; });
+  }
+}
+
 bool PreemptionPlanner::TryPreempt(World& w, Job& j) {
   for (const PlaceSpec& s : Placement::Specs(w, j)) {
-    std::optional<Plan> plan = PlanPreemption(w, j, s);
+    std::optional<Plan> plan = j.request.dialect == Dialect::kSlurm ? PlanSlurmPreemption(w, j, s)
+                                                                    : PlanPreemption(w, j, s);
     if (!plan) continue;
     const std::string by_priority = j.priority_class;
     const std::string by_name = EventLog::JobSubject(j);

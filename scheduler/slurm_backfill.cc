@@ -71,7 +71,19 @@ std::optional<SlurmBackfill::Reservation> SlurmBackfill::ComputeReservation(cons
 }
 
 bool SlurmBackfill::Run(World& w, int cluster) {
-  bool again = Scan(w, cluster);
+  SlurmCluster& c = w.clusters_[cluster];
+  const TimeMs interval = c.config.bf_interval;
+  const bool backfill = interval <= 0 || c.backfill_due;
+  bool left_blocked = false;
+  bool again = Scan(w, cluster, backfill, &left_blocked);
+  if (backfill) c.backfill_due = false;
+  // The next backfill pass, on the bf_interval grid from the world's start, while a job waits.
+  if (interval > 0 && left_blocked && c.backfill_armed_at == 0) {
+    const TimeMs origin = w.config_.start_time;
+    const TimeMs next = origin + ((w.now_ - origin) / interval + 1) * interval;
+    c.backfill_armed_at = next;
+    w.timers_.Add(next, TimerKind::kBackfill, cluster, 0);
+  }
   // Jobs the scan did not reach wait behind higher-priority ones.
   std::vector<JobId> entered;
   entered.swap(w.ix_.slurm_entered[cluster]);
@@ -87,7 +99,18 @@ bool SlurmBackfill::Run(World& w, int cluster) {
   return again;
 }
 
-bool SlurmBackfill::Scan(World& w, int cluster) {
+// bf_resolution: the backfill plan's time slots. A candidate's end (now + its time limit) rounds
+// up to a multiple of the resolution from the world's start (exact when 0), so a job whose limit
+// ends within one slot of the blocked job's planned start does not backfill.
+TimeMs SlurmBackfill::BackfillEnd(const World& w, const Job& j) {
+  const TimeMs end = AddTime(w.now_, j.time_limit);
+  const TimeMs r = w.clusters_[j.cluster].config.bf_resolution;
+  if (r <= 0 || end == kNever) return end;
+  const TimeMs o = w.config_.start_time;
+  return o + (end - o + r - 1) / r * r;
+}
+
+bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocked) {
   auto& pending = w.ix_.slurm_pending[cluster];
   const int64_t started0 = w.counters_.started;
   absl::flat_hash_set<Shape, ShapeHash> failed;
@@ -96,8 +119,25 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
   bool blocked = false;
   int scanned = 0;
   std::optional<Reservation> res;
+  // The main pass (!backfill) after a job blocked: a job with required nodes takes only those
+  // out of the pass (the peer: a later job pinned there reads "ReqNodeNotAvail, UnavailableNodes",
+  // others still start elsewhere), any other job its partition's (all) nodes.
+  bool main_stop = false;
+  absl::flat_hash_set<NodeIndex> main_avoid;
+  auto block = [&](const Job& b) {
+    blocked = true;
+    if (b.request.required_nodes.empty()) {
+      main_stop = true;
+      return;
+    }
+    for (const std::string& n : b.request.required_nodes) {
+      const int ni = w.FindNode(n);
+      if (ni >= 0) main_avoid.insert(ni);
+    }
+  };
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
   for (auto it = pending.begin(); it != pending.end();) {
+    if (blocked) *left_blocked = true;
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     Job& j = JobIndexes::JobAt(w, it->id);
     ++it;
@@ -125,18 +165,35 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       }
       if (waiting && Pools::Usable(w.nodes_[w.ix_.reservations[j.id][0]])) {
         j.reason = "Resources";
-        blocked = true;
+        block(j);
         continue;
       }
       Lifecycle::ClearReservation(w, j.id);
       ++version;
+    }
+    // The main pass (bf_interval > 0, no backfill due) does not look past a blocked job:
+    // slurmctld's schedule() takes the failed partition's nodes out of the pass (the peer's
+    // squeue: None, then Priority, until the backfill pass says Resources or starts it).
+    if (blocked && !backfill) {
+      if (!main_stop) {
+        PlaceSpec avoiding = Placement::SlurmSpec(w, j);
+        avoiding.avoid = &main_avoid;
+        if (auto nc = Placement::FindNodes(w, avoiding, nullptr)) {
+          Lifecycle::Start(w, j, Placement::Materialize(w, avoiding, *nc));
+          ++version;
+          continue;
+        }
+        block(j);
+      }
+      if (j.reason == "None") j.reason = "Priority";
+      continue;
     }
     const std::optional<Shape> plain = resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
     std::optional<Shape> key = plain;
     if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
     if (key && failed.contains(*key)) {
       SetReason(j, res ? "Priority" : "Resources");
-      blocked = true;
+      block(j);
       continue;
     }
     ShapeMemo scratch;
@@ -174,7 +231,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
         }
         memo->avoid_fits = 0;
       }
-      if (AddTime(w.now_, j.time_limit) <= res->at) {
+      if (BackfillEnd(w, j) <= res->at) {
         if (auto nc = fits()) {
           Lifecycle::Start(w, j, Placement::Materialize(w, s(), *nc));
           ++version;
@@ -186,7 +243,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
       if (PreemptionPlanner::TryPreempt(w, j)) {
         ++version;
         failed.clear();
-        blocked = true;
+        block(j);
         continue;
       }
       memo->preempt_failed = true;
@@ -197,7 +254,7 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
     SetReason(j, why);
     if (!res) res = ComputeReservation(w, j, s());
     if (key) failed.insert(*key);
-    blocked = true;
+    block(j);
   }
   return false;
 }

@@ -45,7 +45,10 @@ void SlurmLifecycle::CompletingEnd(World& w, Job& j) {
   const SlurmClusterConfig& cc = w.clusters_[j.cluster].config;
   const TimeMs requeued_at = j.runs.back().end_time;
   Lifecycle::NewRun(w, j, requeued_at, AddTime(requeued_at, cc.requeue_delay));
-  j.queue_seq = w.next_queue_seq_++;
+  // The job keeps its place in the pending order (queue_seq): slurmctld keeps a requeued job's
+  // priority (InitPrio, by submit order), so of two jobs requeued together the older goes first
+  // (the peer's c11-preempt_gang golden: JobId=1 restarted before JobId=3, both requeued for
+  // JobId=5 at the same instant).
   const JobRun& run = j.runs.back();
   j.reason = run.eligible_time > w.now_ ? "BeginTime" : "None";
   if (EventLog::Logging(w)) {

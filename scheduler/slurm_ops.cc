@@ -133,6 +133,9 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   } else if (run.eligible_time > now_) {
     j.reason = "BeginTime";
     timers_.Add(run.eligible_time, TimerKind::kEligible, j.id, j.generation);
+  } else if (const TimeMs delay = clusters_[ci].config.submit_pass_delay; delay > 0) {
+    // Eligible now, but the first pass that sees it comes `submit_pass_delay` later (reason None).
+    timers_.Add(now_ + delay, TimerKind::kEligible, j.id, j.generation);
   } else {
     JobIndexes::InsertPending(*this, j);
   }

@@ -20,6 +20,13 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
     Reservations::Fire(w, ev);
     return;
   }
+  if (ev.kind == TimerKind::kBackfill) {
+    SlurmCluster& c = w.clusters_[static_cast<size_t>(ev.job)];
+    c.backfill_armed_at = 0;
+    c.backfill_due = true;
+    w.dirty_ = true;
+    return;
+  }
   auto it = w.jobs_.find(ev.job);
   if (it == w.jobs_.end()) {
     // A released terminal job (Retention::keep_terminal_jobs = false): its MinJobAge purge

@@ -20,6 +20,7 @@ enum class TimerKind : int {
   // Slurm reservations: `job` is the cluster index << 32 | the reservation id, generation 0.
   kReservationStart = 6,
   kReservationEnd = 7,
+  kBackfill = 8,  // Slurm bf_interval: the backfill pass of cluster `job`, generation 0
 };
 
 struct TimedEvent {

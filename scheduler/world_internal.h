@@ -212,6 +212,8 @@ struct PreemptionPlanner {
     NodeCounts nodes;
   };
   static std::optional<Plan> PlanPreemption(const World& w, const Job& j, const PlaceSpec& s);
+  // Slurm: select/cons_tres _run_now with preempt/partition_prio (preemption.cc).
+  static std::optional<Plan> PlanSlurmPreemption(const World& w, const Job& j, const PlaceSpec& s);
 };
 
 // ---- pass.cc: the scheduling pass of an instant ----
@@ -262,7 +264,10 @@ struct SlurmBackfill {
   };
   static std::optional<Reservation> ComputeReservation(const World& w, const Job& j,
                                                        const PlaceSpec& s);
-  static bool Scan(World& w, int cluster);
+  // `backfill`: start jobs past a blocked one (else the main pass); sets *left_blocked when a
+  // job stayed pending behind the scan.
+  static bool Scan(World& w, int cluster, bool backfill, bool* left_blocked);
+  static TimeMs BackfillEnd(const World& w, const Job& j);
 };
 
 // ---- reservations.cc: Slurm advance reservations (scheduler/reservations.h) ----

@@ -16,6 +16,12 @@
 #                   default build/slurm-peer in the checkout
 #   PEER_REST_PORT  slurmrestd's TCP port (default 6820); REST clients send the headers
 #                   X-SLURM-USER-NAME: root and X-SLURM-USER-TOKEN: $(cat $PEER_RUN/jwt.token)
+#   PEER_SCHEDULER_PARAMETERS  SchedulerParameters= (default defer_batch=0, Slurm's backfill
+#                   defaults bf_interval=30, bf_resolution=60); the differential recorder sets
+#                   defer_batch=0,bf_interval=5,bf_resolution=1 to make runs short
+#   PEER_CRED_EXPIRE  when set, AuthInfo gets cred_expire=N (Slurm's default 120 s: a requeued
+#                   job becomes eligible N+1 s after its requeue)
+#   PEER_DEBUG_FLAGS  when set, DebugFlags= (e.g. Backfill: the backfill slot times in the log)
 #
 # What Slurm 22.05 needs on this kind of machine (found when the peer was first set up):
 #   - auth/jwt towards slurmctld is in slurm-wlm-jwt-plugin, not in the basic plugins;
@@ -67,7 +73,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$RUN/munge/munge.socket
+AuthInfo=socket=$RUN/munge/munge.socket${PEER_CRED_EXPIRE:+,cred_expire=$PEER_CRED_EXPIRE}
 AuthAltTypes=auth/jwt
 AuthAltParameters=jwt_key=$RUN/jwt_hs256.key
 StateSaveLocation=$RUN/ctld_state
@@ -86,7 +92,8 @@ SlurmdParameters=config_overrides
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SchedulerType=sched/backfill
-SchedulerParameters=defer_batch=0
+SchedulerParameters=${PEER_SCHEDULER_PARAMETERS:-defer_batch=0}
+${PEER_DEBUG_FLAGS:+DebugFlags=$PEER_DEBUG_FLAGS}
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes=gpu

@@ -387,6 +387,9 @@ class ScenarioReader {
     if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
+    if (auto d = r.Duration("submit_pass_delay")) c.submit_pass_delay = *d;
+    if (auto d = r.Duration("bf_interval")) c.bf_interval = *d;
+    if (auto d = r.Duration("bf_resolution")) c.bf_resolution = *d;
     ReadJwtKey(r, c, w.clusters.size());
     for (auto& rr : r.ObjectArray("reservations")) {
       c.reservations.push_back(ReadReservation(rr, w.start_time));

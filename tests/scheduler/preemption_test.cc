@@ -161,9 +161,14 @@ TEST(SlurmPreemption, OneVictimOfFourLowestId) {
   EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
 }
 
-// Minimality across nodes: eight 1-GPU spot jobs fill n1 and two sit on n2; an 8-GPU job needs
-// only the two on n2 to go, not the eight on n1.
-TEST(SlurmPreemption, FewestVictimsAcrossNodes) {
+// Not minimal across nodes, as slurmctld decides: eight 1-GPU spot jobs fill n1 and two sit on
+// n2; an 8-GPU job takes the eight on n1. select/cons_tres `_run_now`
+// (src/plugins/select/cons_common/job_test.c) removes the preemptee candidates in
+// preempt/partition_prio's order (tier, node count, job id: the eight on n1 come first) until
+// the job fits, re-sorts and walks again, and preempts what it removed on the chosen node; it
+// does not look for the two on n2 (the peer's own log in the differential pilot: "preempted
+// JobId=2 ... JobId=3 ... to reclaim resources for JobId=5", two victims where one would do).
+TEST(SlurmPreemption, VictimsFollowTheCandidateOrderNotTheFewest) {
   World w = MakeWorld(SlurmConfig(2));
   std::vector<JobId> low;
   for (int i = 0; i < 10; ++i) low.push_back(MustSubmit(w, SlurmJob("alice", "spot", 1, 1)));
@@ -174,18 +179,62 @@ TEST(SlurmPreemption, FewestVictimsAcrossNodes) {
     on_n2 += w.PlacementString(J(w, l)).find("n2") != std::string::npos;
   }
   ASSERT_EQ(on_n2, 2);  // best fit packed eight onto n1
+  ASSERT_EQ(w.PlacementString(J(w, low[0])), "n1");
   JobId high = SubmitAndSchedule(w, SlurmJob("bob", "batch", 1, 8));
   int victims = 0;
   for (JobId l : low) {
     if (J(w, l).state == JobState::kCompleting) {
       ++victims;
-      EXPECT_EQ(w.PlacementString(J(w, l)), "n2");
+      EXPECT_EQ(w.PlacementString(J(w, l)), "n1");
     }
   }
-  EXPECT_EQ(victims, 2);
+  EXPECT_EQ(victims, 8);
   Advance(w, FromSeconds(1));
   EXPECT_EQ(J(w, high).state, JobState::kRunning);
-  EXPECT_EQ(w.PlacementString(J(w, high)), "n2");
+  EXPECT_EQ(w.PlacementString(J(w, high)), "n1");
+}
+
+// The pilot's W6 on the peer: n3 holds two half-node spot jobs, n4 one full-node spot job; a
+// one-node job of a higher tier takes the two on n3 (lower job ids come first in the candidate
+// order; the re-sorted walks keep n3), not the single job on n4.
+TEST(SlurmPreemption, CandidateOrderIsTierNodeCountJobId) {
+  World w = MakeWorld(SlurmConfig(4));
+  JobRequest x = SlurmJob("alice", "spot", 2, 8);
+  x.required_nodes = {"n1", "n2"};
+  JobId x1 = SubmitAndSchedule(w, x);
+  JobRequest half = SlurmJob("alice", "spot", 1, 4);
+  half.required_nodes = {"n3"};
+  JobId p1 = SubmitAndSchedule(w, half);
+  JobId p2 = SubmitAndSchedule(w, half);
+  JobRequest full = SlurmJob("alice", "spot", 1, 8);
+  full.required_nodes = {"n4"};
+  JobId p3 = SubmitAndSchedule(w, full);
+  for (JobId id : {x1, p1, p2, p3}) ASSERT_EQ(J(w, id).state, JobState::kRunning);
+  JobId h = SubmitAndSchedule(w, SlurmJob("bob", "high", 1, 8, FromSeconds(10)));
+  EXPECT_EQ(J(w, p1).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, p2).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, p3).state, JobState::kRunning);
+  EXPECT_EQ(J(w, x1).state, JobState::kRunning);  // two nodes: last in the candidate order
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(J(w, h).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, h)), "n3");
+}
+
+// A lower tier goes before a higher one whatever the node count: batch (tier 5) jobs are
+// candidates after every spot (tier 1) job.
+TEST(SlurmPreemption, LowerTierCandidatesFirst) {
+  World w = MakeWorld(SlurmConfig(2));
+  JobRequest b = SlurmJob("alice", "batch", 1, 8);
+  b.required_nodes = {"n1"};
+  JobId batch = SubmitAndSchedule(w, b);
+  JobRequest s = SlurmJob("alice", "spot", 1, 8);
+  s.required_nodes = {"n2"};
+  JobId spot = SubmitAndSchedule(w, s);
+  JobId h = SubmitAndSchedule(w, SlurmJob("bob", "high", 1, 8, FromSeconds(10)));
+  EXPECT_EQ(J(w, spot).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, batch).state, JobState::kRunning);
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(w.PlacementString(J(w, h)), "n2");
 }
 
 // While the victims' epilog runs, the freed and free GPUs of the preemptor's node are reserved
