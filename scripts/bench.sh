@@ -20,7 +20,10 @@
 #   SCHEDEMU_BENCH_SKIP=model,api,cold,http,jobs,soak,replay,peer   steps to leave out
 #   SCHEDEMU_BENCH_BUILD=build/bench   build directory
 #   SCHEDEMU_BENCH_MERGE=1         keep the figures of skipped steps from the previous latest.json
-#   SCHEDEMU_BENCH_SKIP=...,limit  also leaves out the limit anchor (bench/limit_anchor.py): per
+#   SCHEDEMU_BENCH_SKIP=...,scaling  leaves out the replay scaling table (bench/replay_scaling.py:
+#                                  50k..1M jobs of the same trace, us/job per doubling, RSS,
+#                                  simulated days per wall hour); writes replay_scaling.md
+#   SCHEDEMU_BENCH_SKIP=...,limit  leaves out the limit anchor (bench/limit_anchor.py): per
 #                                  hot route our rate against Debian's nginx serving our captured
 #                                  answer as a static file in the same run (installs nginx with
 #                                  apt-get when missing); writes bench/results/limit.md
@@ -46,6 +49,11 @@ cmake --build "$SCHEDEMU_BENCH_BUILD" -j "$(nproc)" \
 mkdir -p bench/results
 /usr/bin/python3 bench/run_bench.py
 echo "bench: wrote bench/results/latest.md" >&2
+
+case ",${SCHEDEMU_BENCH_SKIP:-}," in
+  *,scaling,*) ;;
+  *) /usr/bin/python3 bench/replay_scaling.py && echo "bench: wrote bench/results/replay_scaling.md" >&2 ;;
+esac
 
 case ",${SCHEDEMU_BENCH_SKIP:-}," in
   *,limit,*) ;;
