@@ -142,6 +142,7 @@ def measure(results, port, docroot, nginx_port, key, tpl, connections):
 
 
 def main():
+    shutil.rmtree(rb.WORK, ignore_errors=True)  # run_bench's own scratch, unused here
     rb.SCHEDEMU, rb.HTTP_LOAD, rb.WORK = SCHEDEMU, HTTP_LOAD, WORK
     docroot = os.path.join(WORK, "www")
     os.makedirs(os.path.join(docroot, "get"))

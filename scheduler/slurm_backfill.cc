@@ -166,6 +166,8 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
                     .limit = 0,
                     .itype = pk.shape.itype};
     }
+    // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
+    assert(resv_rules || plain == Scheduling::ShapeOf(w, j, false));
     std::optional<Shape> key = plain;
     uint64_t key_hash = 0, plain_hash = 0;
     if (plain) {
