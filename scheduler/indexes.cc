@@ -4,6 +4,7 @@
 // release times of running/completing jobs.
 #include "scheduler/world_internal.h"
 
+#include <optional>
 #include <set>
 
 namespace schedemu {
@@ -60,8 +61,24 @@ std::set<PendingKey>* JobIndexes::PendingSet(World& w, const Job& j) {
   return r < 0 ? nullptr : &w.ix_.cloudru_pending[r];
 }
 
+PendingShape JobIndexes::ShapeOfPending(const World& w, const Job& j) {
+  PendingShape p;
+  p.names_reservation = !j.request.reservation.empty();
+  p.limit = j.time_limit;
+  if (std::optional<Shape> s = Scheduling::ShapeOf(w, j, false)) {
+    p.groupable = true;
+    p.pool = s->pool;
+    p.workers = s->workers;
+    p.gpus = s->gpus;
+    p.cpus = s->cpus;
+    p.itype = s->itype;
+  }
+  return p;
+}
+
 void JobIndexes::InsertPending(World& w, const Job& j) {
-  if (auto* s = PendingSet(w, j)) s->insert({j.priority_rank, j.queue_seq, j.id});
+  if (auto* s = PendingSet(w, j))
+    s->insert({j.priority_rank, j.queue_seq, j.id, ShapeOfPending(w, j)});
   if (j.request.dialect == Dialect::kSlurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
   w.dirty_ = true;
 }

@@ -42,12 +42,28 @@ struct JobStore : std::map<JobId, Job> {
   }
 };
 
+// What the scheduling scan reads of a pending job to group it by shape (Scheduling::ShapeOf),
+// copied into its PendingKey by JobIndexes::InsertPending so that scanning a long pending set
+// does not touch every job's request (scheduler/slurm_backfill.cc). A pending job's request,
+// partition and time limit must only change between ErasePending and InsertPending (debug
+// builds check it in the scan).
+struct PendingShape {
+  int64_t pool = 0;
+  int workers = 0, gpus = 0, cpus = 0;
+  bool groupable = false;          // ShapeOf has a value (no required/excluded nodes)
+  bool names_reservation = false;  // request.reservation is set
+  TimeMs limit = 0;                // the job's time limit
+  size_t itype = 0;
+  bool operator==(const PendingShape&) const = default;
+};
+
 // Pending order: priority rank descending, then queue_seq (submit order) ascending. A requeued
-// Slurm job gets a new queue_seq (its submit time is reset).
+// Slurm job gets a new queue_seq (its submit time is reset). `shape` is payload, not order.
 struct PendingKey {
   int rank;
   int64_t seq;
   JobId id;
+  PendingShape shape{};
   bool operator<(const PendingKey& o) const {
     if (rank != o.rank) return rank > o.rank;
     if (seq != o.seq) return seq < o.seq;

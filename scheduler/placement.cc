@@ -57,6 +57,32 @@ bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
   return true;
 }
 
+namespace {
+
+// A set of node indices cleared in O(1) (a generation stamp per node).
+class NodeStamps {
+ public:
+  void Reset(size_t nodes) {
+    if (stamps_.size() < nodes) stamps_.resize(nodes, 0);
+    if (++stamp_ == 0) {
+      std::fill(stamps_.begin(), stamps_.end(), 0);
+      stamp_ = 1;
+    }
+  }
+  bool Contains(NodeIndex i) const { return stamps_[i] == stamp_; }
+  bool Insert(NodeIndex i) {  // false when already in
+    if (stamps_[i] == stamp_) return false;
+    stamps_[i] = stamp_;
+    return true;
+  }
+
+ private:
+  std::vector<uint32_t> stamps_;
+  uint32_t stamp_ = 0;
+};
+
+}  // namespace
+
 std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& s,
                                                const Overlay* ov) {
   if (ov == nullptr && WorkerBound(w, s) < s.workers) return std::nullopt;
@@ -115,19 +141,33 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
     }
     return std::nullopt;
   }
-  std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand;  // ((eff gpus, node), eff cpus)
-  absl::flat_hash_set<NodeIndex> seen;
+  // Candidates ((eff gpus, node), eff cpus) and the nodes seen, kept across calls (this runs for
+  // every preemption plan and backfill reservation): no allocation once grown.
+  static thread_local std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand_kept;
+  static thread_local NodeStamps seen_kept;
+  static thread_local int depth = 0;  // a nested call (none today) gets its own
+  std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand_nested;
+  NodeStamps seen_nested;
+  auto& cand = depth == 0 ? cand_kept : cand_nested;
+  NodeStamps& seen = depth == 0 ? seen_kept : seen_nested;
+  ++depth;
+  struct Leave {
+    int& d;
+    ~Leave() { --d; }
+  } leave{depth};
+  cand.clear();
+  seen.Reset(w.nodes_.size());
   for (int p : s.pools) {
     const auto& idx = w.ix_.pool_free[p];
     for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
-      if (!seen.insert(it->second).second) continue;
+      if (!seen.Insert(it->second)) continue;
       auto [g, c] = eff(it->second);
       cand.push_back({{g, it->second}, c});
     }
   }
   for (const auto& [i, freed] : *ov) {
-    if (seen.contains(i) || !Pools::Usable(w.nodes_[i]) || !InPools(w, s, i)) continue;
-    seen.insert(i);
+    if (seen.Contains(i) || !Pools::Usable(w.nodes_[i]) || !InPools(w, s, i)) continue;
+    seen.Insert(i);
     auto [g, c] = eff(i);
     if (g < s.gpus) continue;
     cand.push_back({{g, i}, c});

@@ -11,7 +11,10 @@
 // keep out waits with Reservation or "ReqNodeNotAvail, Reserved for maintenance".
 #include "scheduler/world_internal.h"
 
+#include "scheduler/shape_table.h"
+
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -29,6 +32,12 @@ struct ShapeMemo {
   int8_t avoid_fits = -1;  // FindNodes(spec avoiding the reservation): -1 unknown, 0 no, 1 yes
   int8_t fits = -1;        // FindNodes(spec)
   bool preempt_failed = false;
+};
+
+// The scratch of one scan: shapes that failed in it, and the placement memos.
+struct ScanTables {
+  ShapeTable<Shape, bool> failed;
+  ShapeTable<Shape, ShapeMemo> memos;
 };
 
 // Assigns only when it changes (the scan sets the same reason on the same jobs pass after pass).
@@ -113,8 +122,21 @@ TimeMs SlurmBackfill::BackfillEnd(const World& w, const Job& j) {
 bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocked) {
   auto& pending = w.ix_.slurm_pending[cluster];
   const int64_t started0 = w.counters_.started;
-  absl::flat_hash_set<Shape, ShapeHash> failed;
-  absl::flat_hash_map<Shape, ShapeMemo, ShapeHash> memos;
+  // Kept across passes (cleared in O(1)): no allocation or rehash per pass. A nested scan (a
+  // hook scheduling another world) gets its own.
+  static thread_local ScanTables kept;
+  static thread_local int depth = 0;
+  std::optional<ScanTables> nested;
+  ScanTables& tables = depth == 0 ? kept : nested.emplace();
+  ++depth;
+  struct Leave {
+    int& d;
+    ~Leave() { --d; }
+  } leave{depth};
+  auto& failed = tables.failed;
+  auto& memos = tables.memos;
+  failed.Clear();
+  memos.Clear();
   uint64_t version = 1;
   bool blocked = false;
   int scanned = 0;
@@ -139,10 +161,12 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
   for (auto it = pending.begin(); it != pending.end();) {
     if (blocked) *left_blocked = true;
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
-    Job& j = JobIndexes::JobAt(w, it->id);
+    const PendingKey pk = *it;
+    Job& j = JobIndexes::JobAt(w, pk.id);
     ++it;
+    assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
     // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
-    const bool resv_rules = advance_resv || !j.request.reservation.empty();
+    const bool resv_rules = advance_resv || pk.shape.names_reservation;
     if (resv_rules) {
       if (std::optional<std::string_view> why = Reservations::Waiting(w, j)) {
         SetReason(j, *why);
@@ -188,10 +212,30 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       if (j.reason == "None") j.reason = "Priority";
       continue;
     }
-    const std::optional<Shape> plain = resv_rules ? std::nullopt : Scheduling::ShapeOf(w, j, false);
+    // == Scheduling::ShapeOf(w, j, false), from the key.
+    std::optional<Shape> plain;
+    if (!resv_rules && pk.shape.groupable) {
+      plain = Shape{.pool = pk.shape.pool,
+                    .workers = pk.shape.workers,
+                    .gpus = pk.shape.gpus,
+                    .cpus = pk.shape.cpus,
+                    .rank = pk.rank,
+                    .limit = 0,
+                    .itype = pk.shape.itype};
+    }
+    // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
+    assert(resv_rules || plain == Scheduling::ShapeOf(w, j, false));
     std::optional<Shape> key = plain;
-    if (key && res) key->limit = j.time_limit;  // == ShapeOf(w, j, true)
-    if (key && failed.contains(*key)) {
+    uint64_t key_hash = 0, plain_hash = 0;
+    if (plain) {
+      plain_hash = ShapeHash{}(*plain);
+      key_hash = plain_hash;
+      if (res) {
+        key->limit = pk.shape.limit;  // == ShapeOf(w, j, true)
+        key_hash = ShapeHash{}(*key);
+      }
+    }
+    if (key && failed.Find(*key, key_hash) != nullptr) {
       SetReason(j, res ? "Priority" : "Resources");
       block(j);
       continue;
@@ -199,7 +243,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     ShapeMemo scratch;
     ShapeMemo* memo = &scratch;  // no sharing for jobs with required/excluded nodes
     if (plain) {
-      memo = &memos[*plain];
+      memo = &memos.FindOrInsert(*plain, plain_hash);
       if (memo->version != version) *memo = ShapeMemo{version};
     }
     std::optional<PlaceSpec> spec;  // built when a placement is actually computed
@@ -242,7 +286,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     if (!memo->preempt_failed) {
       if (PreemptionPlanner::TryPreempt(w, j)) {
         ++version;
-        failed.clear();
+        failed.Clear();
         block(j);
         continue;
       }
@@ -253,7 +297,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     if (!fits_now && advance_resv) why = Reservations::BlockedReason(w, j).value_or(why);
     SetReason(j, why);
     if (!res) res = ComputeReservation(w, j, s());
-    if (key) failed.insert(*key);
+    if (key) failed.FindOrInsert(*key, key_hash);
     block(j);
   }
   return false;

@@ -78,6 +78,8 @@ struct JobIndexes {
   // Pending sets: a job enters when it may be scheduled (marks the world dirty).
   static void InsertPending(World& w, const Job& j);
   static void ErasePending(World& w, const Job& j);
+  // What InsertPending copies into the job's PendingKey (indexes.h PendingShape).
+  static PendingShape ShapeOfPending(const World& w, const Job& j);
   static bool SlurmEligible(const World& w, const Job& j) {
     return !j.held && j.CurrentRun().eligible_time <= w.now_;
   }

@@ -20,6 +20,13 @@
 #   SCHEDEMU_BENCH_SKIP=model,api,cold,http,jobs,soak,replay,peer   steps to leave out
 #   SCHEDEMU_BENCH_BUILD=build/bench   build directory
 #   SCHEDEMU_BENCH_MERGE=1         keep the figures of skipped steps from the previous latest.json
+#   SCHEDEMU_BENCH_SKIP=...,scaling  leaves out the replay scaling table (bench/replay_scaling.py:
+#                                  50k..1M jobs of the same trace, us/job per doubling, RSS,
+#                                  simulated days per wall hour); writes replay_scaling.md
+#   SCHEDEMU_BENCH_SKIP=...,limit  leaves out the limit anchor (bench/limit_anchor.py): per
+#                                  hot route our rate against Debian's nginx serving our captured
+#                                  answer as a static file in the same run (installs nginx with
+#                                  apt-get when missing); writes bench/results/limit.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -42,3 +49,26 @@ cmake --build "$SCHEDEMU_BENCH_BUILD" -j "$(nproc)" \
 mkdir -p bench/results
 /usr/bin/python3 bench/run_bench.py
 echo "bench: wrote bench/results/latest.md" >&2
+
+case ",${SCHEDEMU_BENCH_SKIP:-}," in
+  *,scaling,*) ;;
+  *) /usr/bin/python3 bench/replay_scaling.py && echo "bench: wrote bench/results/replay_scaling.md" >&2 ;;
+esac
+
+case ",${SCHEDEMU_BENCH_SKIP:-}," in
+  *,limit,*) ;;
+  *)
+    if [ -z "${SCHEDEMU_NGINX:-}" ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+      # On demand only (not in setup.sh: no CI test needs it). policy-rc.d keeps the package's
+      # service from starting on port 80.
+      if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+        apt-get install -y --no-install-recommends nginx || true
+        rm -f /usr/sbin/policy-rc.d
+      else
+        apt-get install -y --no-install-recommends nginx || true
+      fi
+    fi
+    /usr/bin/python3 bench/limit_anchor.py && echo "bench: wrote bench/results/limit.md" >&2
+    ;;
+esac

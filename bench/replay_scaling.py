@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Replay scaling (issue #19): how the replay's cost grows with the trace.
+
+Generates the synthetic trace once (`swf_gen --jobs N --cluster-gpus 10000 --seed 1 --load 0.9
+--users 20`) and replays its first 50k, 100k, 200k, 400k and N jobs (`schedemu replay
+--max-jobs`) on bench/scenarios/big.json. Prints per run: jobs, wall (simulate), us/job, the
+growth of us/job per doubling, peak RSS, bytes/job above the baseline, and simulated days per wall
+hour beside the Slurm simulator's published figure (about 17 simulated days per wall hour).
+Beside the replay's own wall figures, the CPU seconds of each replay process (user + system, from
+getrusage): on a shared, loaded machine wall time measures the neighbours, CPU time much less so.
+
+Environment: SCHEDEMU_BENCH_BUILD [build/bench], SCHEDEMU_BENCH_REPLAY_JOBS [1000000],
+SCHEDEMU_BENCH_SCALING_STEPS [50000,100000,200000,400000] (the full trace is always last).
+Writes bench/results/replay_scaling.json and .md.
+"""
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("SCHEDEMU_BENCH_BUILD", os.path.join(ROOT, "build", "bench"))
+SCHEDEMU = os.path.join(BUILD, "server", "schedemu")
+SWF_GEN = os.path.join(BUILD, "bench", "swf_gen")
+JOBS = int(os.environ.get("SCHEDEMU_BENCH_REPLAY_JOBS", "1000000"))
+STEPS = [int(x) for x in os.environ.get("SCHEDEMU_BENCH_SCALING_STEPS",
+                                        "50000,100000,200000,400000").split(",") if x]
+SLURM_SIM_DAYS_PER_HOUR = 17  # the Slurm simulator's published speed (simulated days / wall hour)
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="schedemu-scaling-")
+    trace = os.path.join(work, "trace.swf")
+    scenario = os.path.join(ROOT, "bench", "scenarios", "big.json")
+    subprocess.run([SWF_GEN, "--jobs", str(JOBS), "--cluster-gpus", "10000", "--seed", "1",
+                    "--load", "0.9", "--users", "20", "--output", trace], check=True)
+    rows = []
+    prev = None
+    for n in [s for s in STEPS if s < JOBS] + [JOBS]:
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run([SCHEDEMU, "replay", trace, "--scenario", scenario, "--format",
+                              "json", "--max-jobs", str(n)], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit("replay of %d jobs failed: %s" % (n, out.stderr[-500:]))
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+        r = json.loads(out.stdout)
+        sim = r["wall_s"]["simulate"]
+        us = cpu / n * 1e6
+        row = {"jobs": n, "simulate_s": sim, "total_s": r["wall_s"]["total"], "cpu_s": cpu,
+               "us_per_job": us,
+               "growth_per_doubling": None, "peak_rss_kib": r["peak_rss_kib"],
+               "rss_bytes_per_job": r["rss_bytes_per_job"], "utilisation": r["utilisation"],
+               "preemptions": r["preemptions"], "makespan_s": r["makespan_s"],
+               "sim_days_per_wall_hour": r["makespan_s"] / 86400 / (r["wall_s"]["total"] / 3600),
+               "sim_days_per_cpu_hour": r["makespan_s"] / 86400 / (cpu / 3600)}
+        if prev is not None:
+            row["growth_per_doubling"] = (us / prev["us_per_job"]) ** (
+                1 / math.log2(n / prev["jobs"]))
+        rows.append(row)
+        prev = row
+        print("%8d jobs  wall %7.2f s  CPU %7.2f s  %6.1f CPU us/job  x%s/doubling  RSS %6.1f MiB"
+              "  %4.0f B/job  %6.0f sim days/h  util %.1f %%  preemptions %d" % (
+                  n, r["wall_s"]["total"], cpu, us, "%.2f" % row["growth_per_doubling"] if row["growth_per_doubling"]
+                  else " -  ", row["peak_rss_kib"] / 1024, row["rss_bytes_per_job"],
+                  row["sim_days_per_wall_hour"], 100 * row["utilisation"], row["preemptions"]),
+              flush=True)
+    os.remove(trace)
+    os.rmdir(work)
+    lines = ["| jobs | wall s | CPU s | CPU us/job | us/job growth per doubling | peak RSS MiB | "
+             "B/job | simulated days per wall hour (Slurm simulator: ~%d) | utilisation | "
+             "preemptions |" % SLURM_SIM_DAYS_PER_HOUR,
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append("| %d | %.2f | %.2f | %.1f | %s | %.1f | %.0f | %.0f | %.1f %% | %d |" % (
+            r["jobs"], r["total_s"], r["cpu_s"], r["us_per_job"],
+            "%.2f" % r["growth_per_doubling"] if r["growth_per_doubling"] else "-",
+            r["peak_rss_kib"] / 1024, r["rss_bytes_per_job"], r["sim_days_per_wall_hour"],
+            100 * r["utilisation"], r["preemptions"]))
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    with open(os.path.join(ROOT, "bench", "results", "replay_scaling.json"), "w") as f:
+        json.dump({"date": date, "load_average": os.getloadavg(), "rows": rows}, f, indent=1)
+    with open(os.path.join(ROOT, "bench", "results", "replay_scaling.md"), "w") as f:
+        f.write("Replay scaling, %s, load average %s\n\n" % (date, os.getloadavg()) +
+                "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
