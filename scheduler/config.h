@@ -155,6 +155,8 @@ struct SlurmClusterConfig {
   TimeMs requeue_delay = FromSeconds(120);  // BeginTime after a requeue (cred_expire)
   TimeMs epilog_time = FromSeconds(1);      // COMPLETING duration
   TimeMs min_job_age = FromSeconds(300);    // finished jobs leave the live view after this
+  int max_array_size = 1001;                // MaxArraySize: array task ids are below it
+  bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend: cancel such jobs
   // auth/jwt: the raw HS256 key bytes (AuthAltParameters=jwt_key=...; "" = no JWT verifies) and
   // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
   std::string jwt_key;

@@ -76,6 +76,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
   run.start_time = w.now_;
   run.placement = j.placement;
   j.expected_end = AddTime(w.now_, j.time_limit);
+  JobArrays::OnStart(w, j);
   JobIndexes::OnEnterRunning(w, j);
   Outcome o = RunOutcome(j);
   w.timers_.Add(AddTime(w.now_, o.at), TimerKind::kRunEnd, j.id, j.generation);
@@ -100,6 +101,7 @@ void Lifecycle::Release(World& w, Job& j) {
     Pools::IndexAdd(w, wp.node);
     w.ix_.node_jobs[wp.node].erase(j.id);
   }
+  if (!j.placement.empty()) JobArrays::OnRelease(w, j);
   j.placement.clear();
   w.dirty_ = true;
 }

@@ -5,6 +5,7 @@
 #define SCHEDEMU_SCHEDULER_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -73,6 +74,24 @@ struct Partition {
   std::vector<NodeIndex> nodes;
 };
 
+// A Slurm job array (scheduler/job_arrays.cc): its tasks in task order (one Job each), the %N
+// throttle (0 = none) and how many of its tasks hold resources now.
+struct JobArray {
+  int64_t array_job_id = 0;
+  std::vector<JobId> tasks;
+  int throttle = 0;
+  int running = 0;
+};
+
+// One term of a Slurm dependency (scheduler/dependencies.cc).
+enum class DependKind { kAfter, kAfterAny, kAfterOk, kAfterNotOk, kAfterCorr, kSingleton };
+struct DependTerm {
+  DependKind kind = DependKind::kAfterAny;
+  int64_t job_id = 0;  // the Slurm job id named (an array job id names the whole array)
+  int task = -1;       // "12_3": task 3 of array 12; -1: the whole job/array
+  enum class Result { kWaiting, kSatisfied, kFailed } result = Result::kWaiting;
+};
+
 struct SlurmCluster {
   SlurmClusterConfig config;
   std::vector<NodeIndex> nodes;
@@ -80,6 +99,7 @@ struct SlurmCluster {
   int64_t next_job_id = 1;
   std::vector<Reservation> reservations;  // live ones, creation order (scheduler/reservations.cc)
   int64_t next_reservation_id = 1;
+  std::map<int64_t, JobArray> arrays;  // by array job id
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
@@ -146,6 +166,8 @@ struct JobRequest {
   std::vector<std::string> required_nodes, excluded_nodes;
   std::string account;      // "" = the user's default account
   std::string reservation;  // "" = none (scheduler/reservations.h)
+  std::string array;        // sbatch --array ("0-15", "1,3,5", "0-31:4%2"); "" = no array
+  std::string dependency;   // sbatch --dependency ("afterok:12,singleton"); "" = none
   // Both
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
@@ -205,6 +227,15 @@ struct Job {
   // accounting); the live view must skip jobs with purged == true.
   bool purged = false;
   TimeMs purge_at = 0;  // 0 = not scheduled
+  // Slurm job arrays (job_arrays.cc): the array's job id (0 = not an array task), this task's
+  // id, and whether the task has its own job id yet (split from the array's pending record when
+  // it first starts or is cancelled on its own; until then slurm_job_id is the array's).
+  int64_t array_job_id = 0;
+  int array_task_id = -1;
+  bool array_split = false;
+  // Slurm dependencies (dependencies.cc): the terms, joined by "?" (any) or "," (all).
+  std::vector<DependTerm> depends;
+  bool depend_any = false;
 
   int TotalGpus() const { return request.workers * request.gpus_per_worker; }
   const JobRun& CurrentRun() const { return runs.back(); }

@@ -213,6 +213,14 @@ absl::Status NodeConfigUnavailable() {
                     "Requested node configuration is not available");
 }
 
+absl::Status InvalidArray() {
+  return ModelError(kInvalid, Reason::kInvalidArray, "Invalid job array specification");
+}
+
+absl::Status InvalidDependency() {
+  return ModelError(kInvalid, Reason::kInvalidDependency, "Job dependency problem");
+}
+
 absl::Status InvalidTimeLimit() {
   return ModelError(kInvalid, Reason::kInvalidTimeLimit,
                     "Requested time limit is invalid (missing or exceeds some limit)");

@@ -101,6 +101,13 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     Job& j = JobIndexes::JobAt(w, it->id);
     ++it;
+    // Dependencies and array throttles (dependencies.cc) keep a job out of the scan.
+    if (!j.depends.empty() || j.array_job_id != 0) {
+      if (std::optional<std::string_view> why = Dependencies::Gate(w, j)) {
+        SetReason(j, *why);
+        continue;
+      }
+    }
     // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
     const bool resv_rules = advance_resv || !j.request.reservation.empty();
     if (resv_rules) {
