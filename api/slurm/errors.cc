@@ -50,6 +50,10 @@ std::string SlurmStrerror(int error_number) {
       return "Requested reservation is invalid";
     case kEslurmMissingWorkDir:
       return "Job cannot be submitted without the current working directory specified.";
+    case kEslurmDependency:
+      return "Job dependency problem";
+    case kEslurmInvalidArray:
+      return "Invalid job array specification";
     case kEslurmInvalidGres:
       return "Invalid generic resource (gres) specification";
     case kEslurmEnvironmentMissing:

@@ -342,6 +342,8 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   if (auto v = r.String("script")) q.script = *v;
   q.account = spec.account;
   if (auto v = r.String("reservation")) q.reservation = *v;
+  if (auto v = r.String("array")) q.array = *v;            // scheduler/job_arrays.cc
+  if (auto v = r.String("dependency")) q.dependency = *v;  // scheduler/dependencies.cc
 
   // Environment: ["K=V", ...]; an object is converted with a warning.
   if (const json* env = r.Get("environment")) {
