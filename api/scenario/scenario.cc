@@ -387,6 +387,9 @@ class ScenarioReader {
     if (auto d = r.Duration("requeue_delay")) c.requeue_delay = *d;
     if (auto d = r.Duration("epilog_time")) c.epilog_time = *d;
     if (auto d = r.Duration("min_job_age")) c.min_job_age = *d;
+    if (auto m = r.Int("max_array_size", false, 1, 4000001))
+      c.max_array_size = static_cast<int>(*m);
+    if (auto k = r.Bool("kill_invalid_depend")) c.kill_invalid_depend = *k;
     ReadJwtKey(r, c, w.clusters.size());
     for (auto& rr : r.ObjectArray("reservations")) {
       c.reservations.push_back(ReadReservation(rr, w.start_time));
@@ -555,6 +558,9 @@ BehaviourRule ReadBehaviourRule(JsonObjectReader& r) {
     rule.selector.tenant = m->StringOr("tenant", "");
     rule.selector.queue = m->StringOr("queue", "");
     rule.selector.name_pattern = m->StringOr("name_pattern", "");
+    if (auto t = m->Int("array_task_id", false, 0, 67108863)) {
+      rule.selector.array_task_id = static_cast<int>(*t);
+    }
     m->Finish();
   }
   if (auto b = r.Object("behaviour", true)) rule.behaviour = ReadBehaviourSpec(*b);
@@ -577,6 +583,7 @@ json BehaviourRuleToJson(const BehaviourRule& rule) {
   if (!rule.selector.tenant.empty()) match["tenant"] = rule.selector.tenant;
   if (!rule.selector.queue.empty()) match["queue"] = rule.selector.queue;
   if (!rule.selector.name_pattern.empty()) match["name_pattern"] = rule.selector.name_pattern;
+  if (rule.selector.array_task_id) match["array_task_id"] = *rule.selector.array_task_id;
   return json{
       {"id", rule.id}, {"match", match}, {"behaviour", BehaviourSpecToJson(rule.behaviour)}};
 }
