@@ -157,6 +157,9 @@ struct SlurmClusterConfig {
   TimeMs min_job_age = FromSeconds(300);    // finished jobs leave the live view after this
   int max_array_size = 1001;                // MaxArraySize: array task ids are below it
   bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend: cancel such jobs
+  // AccountingStorageEnforce: "associations", "qos", "limits" (scheduler/qos_limits.cc); empty =
+  // accounting is shown but not enforced.
+  std::vector<std::string> accounting_enforce;
   // auth/jwt: the raw HS256 key bytes (AuthAltParameters=jwt_key=...; "" = no JWT verifies) and
   // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
   std::string jwt_key;

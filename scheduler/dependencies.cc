@@ -187,7 +187,7 @@ std::optional<std::string_view> Dependencies::Waiting(World& w, Job& j) {
 std::optional<std::string_view> Dependencies::Gate(World& w, Job& j) {
   if (std::optional<std::string_view> why = Waiting(w, j)) return why;
   if (JobArrays::Throttled(w, j)) return "JobArrayTaskLimit";
-  return std::nullopt;
+  return QosLimits::Waiting(w, j);
 }
 
 std::string World::DependencyText(const Job& job) const {

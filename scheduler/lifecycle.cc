@@ -63,6 +63,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
     for (int g : wp.gpus) n.gpu_owner[g] = j.id;
     n.free_gpus -= static_cast<int>(wp.gpus.size());
     n.cpus_used += wp.cpus;
+    n.mem_used_mb += wp.mem_mb;
     Pools::IndexAdd(w, wp.node);
     w.ix_.node_jobs[wp.node].insert(j.id);
   }
@@ -98,6 +99,7 @@ void Lifecycle::Release(World& w, Job& j) {
       }
     }
     n.cpus_used -= wp.cpus;
+    n.mem_used_mb -= wp.mem_mb;
     Pools::IndexAdd(w, wp.node);
     w.ix_.node_jobs[wp.node].erase(j.id);
   }

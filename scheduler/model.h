@@ -30,6 +30,7 @@ struct Node {
   std::string state_reason;      // why down/drained
   std::vector<JobId> gpu_owner;  // one entry per GPU: kNoJob free, kOtherTenant taken, else job
   int cpus_used = 0;
+  int64_t mem_used_mb = 0;  // Slurm: memory allocated to jobs on it (placement.cc)
   // Exactly one of these is set.
   int allocation = -1;  // index into World::allocations()
   int cluster = -1;     // index into World::clusters()
@@ -120,6 +121,7 @@ struct WorkerPlacement {
   NodeIndex node = -1;
   std::vector<int> gpus;  // GPU indices on the node
   int cpus = 0;
+  int64_t mem_mb = 0;  // Slurm: memory allocated on the node (0 = none asked)
 };
 
 struct Preemption {
@@ -165,6 +167,7 @@ struct JobRequest {
   TimeMs begin_time = 0;
   std::vector<std::string> required_nodes, excluded_nodes;
   std::string account;      // "" = the user's default account
+  std::string qos;          // "" = normal (scheduler/qos_limits.cc)
   std::string reservation;  // "" = none (scheduler/reservations.h)
   std::string array;        // sbatch --array ("0-15", "1,3,5", "0-31:4%2"); "" = no array
   std::string dependency;   // sbatch --dependency ("afterok:12,singleton"); "" = none
@@ -172,7 +175,8 @@ struct JobRequest {
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
   int cpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm tasks_per_node*cpus_per_task
-  TimeMs time_limit = kNever;                            // Slurm time_limit; Cloud.ru stop_timer
+  int64_t mem_per_worker_mb = 0;  // Slurm memory per node (memory_per_node, or per cpu * cpus)
+  TimeMs time_limit = kNever;     // Slurm time_limit; Cloud.ru stop_timer
   std::vector<std::pair<std::string, std::string>> env;  // environment (hints read from here)
   std::string script;
   // Opaque dialect-specific submitted parameters (the api stores its JSON text here and reads it

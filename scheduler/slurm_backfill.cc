@@ -97,12 +97,13 @@ bool SlurmBackfill::Scan(World& w, int cluster) {
   int scanned = 0;
   std::optional<Reservation> res;
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
+  const bool gated = !w.clusters_[cluster].config.accounting_enforce.empty();
   for (auto it = pending.begin(); it != pending.end();) {
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     Job& j = JobIndexes::JobAt(w, it->id);
     ++it;
     // Dependencies and array throttles (dependencies.cc) keep a job out of the scan.
-    if (!j.depends.empty() || j.array_job_id != 0) {
+    if (!j.depends.empty() || j.array_job_id != 0 || gated) {
       if (std::optional<std::string_view> why = Dependencies::Gate(w, j)) {
         SetReason(j, *why);
         continue;

@@ -64,7 +64,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   if (r.workers < 1) {
     return model_errors::InvalidNodeCount();
   }
-  if (r.gpus_per_worker < 0 || r.cpus_per_worker < 0) {
+  if (r.gpus_per_worker < 0 || r.cpus_per_worker < 0 || r.mem_per_worker_mb < 0) {
     return model_errors::NodeConfigUnavailable();
   }
   if (r.cpus_per_worker == 0) r.cpus_per_worker = 1;
@@ -72,7 +72,8 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     auto unavailable = [] { return model_errors::NodeConfigUnavailable(); };
     auto suitable = [&](NodeIndex i) {
       const Node& n = nodes_[i];
-      return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker;
+      return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker &&
+             n.ram_mb >= r.mem_per_worker_mb;
     };
     int count = 0;
     for (NodeIndex i : part.nodes) {
@@ -109,6 +110,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   if (!r.reservation.empty()) {
     if (absl::Status st = Reservations::CheckAccess(*this, ci, r); !st.ok()) return st;
   }
+  if (absl::Status st = QosLimits::CheckSubmit(*this, ci, r); !st.ok()) return st;
   std::optional<ArraySpec> array;
   if (!r.array.empty()) {
     absl::StatusOr<ArraySpec> a = ParseArraySpec(r.array, c.config.max_array_size);

@@ -245,6 +245,7 @@ class World {
   friend struct JobArrays;          // job_arrays.cc: Slurm job arrays
   friend struct Dependencies;       // dependencies.cc: Slurm job dependencies
   friend struct SlurmOps;           // slurm_ops.cc: Slurm submit and signal
+  friend struct QosLimits;          // qos_limits.cc: AccountingStorageEnforce
 
   WorldConfig config_;
   Clock clock_;

@@ -124,6 +124,7 @@ struct PlaceSpec {
   int workers = 1;
   int gpus = 0;
   int cpus = 0;
+  int64_t mem = 0;        // Slurm: MB per worker, against the node's free memory now
   bool distinct = false;  // Slurm: one worker per node
   JobId job = kNoJob;
   std::vector<NodeIndex> required;
@@ -312,6 +313,12 @@ struct Dependencies {
   static std::optional<std::string_view> Waiting(World& w, Job& j);
   // What keeps a pending job out of the backfill scan: dependencies, then the array throttle.
   static std::optional<std::string_view> Gate(World& w, Job& j);
+};
+
+// ---- qos_limits.cc: AccountingStorageEnforce ----
+struct QosLimits {
+  static absl::Status CheckSubmit(const World& w, int cluster, const JobRequest& r);
+  static std::optional<std::string_view> Waiting(const World& w, const Job& j);
 };
 
 // ---- slurm_ops.cc: Slurm submit and signal ----

@@ -113,7 +113,7 @@ OJson JobJson(const World& w, const Job& job, const std::map<JobId, int>* positi
       // A task still folded under its array's record (shown by the record, not on its own).
       j["array_folded"] = !job.array_split && w.FindSlurmJob(job.cluster, job.array_job_id) != &job;
     }
-    j["dependency"] = w.DependencyText(job);
+    if (!job.depends.empty()) j["dependency"] = w.DependencyText(job);
   } else {
     j["region"] = job.region;
     j["queue"] = QueueLabel(w, job);

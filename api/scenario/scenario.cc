@@ -390,6 +390,16 @@ class ScenarioReader {
     if (auto m = r.Int("max_array_size", false, 1, 4000001))
       c.max_array_size = static_cast<int>(*m);
     if (auto k = r.Bool("kill_invalid_depend")) c.kill_invalid_depend = *k;
+    for (const std::string& e :
+         r.StringArray("accounting_enforce").value_or(std::vector<std::string>{})) {
+      if (e != "associations" && e != "limits" && e != "qos" && e != "safe" && e != "wckeys" &&
+          e != "nojobs" && e != "nosteps") {
+        r.Fail("accounting_enforce", absl::StrCat("unknown AccountingStorageEnforce value \"", e,
+                                                  "\" (associations, limits, qos, safe, wckeys, "
+                                                  "nojobs, nosteps)"));
+      }
+      c.accounting_enforce.push_back(e);
+    }
     ReadJwtKey(r, c, w.clusters.size());
     for (auto& rr : r.ObjectArray("reservations")) {
       c.reservations.push_back(ReadReservation(rr, w.start_time));

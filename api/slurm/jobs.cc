@@ -50,6 +50,10 @@ int SubmitErrorFor(const absl::Status& status) {
       return kEslurmInvalidArray;
     case Reason::kInvalidDependency:
       return kEslurmDependency;
+    case Reason::kInvalidAccount:
+      return kEslurmInvalidAccount;
+    case Reason::kInvalidQos:
+      return kEslurmInvalidQos;
     default:
       return kSlurmUnspecifiedError;
   }
