@@ -6,7 +6,8 @@ Per version: an array `0-5%2` of 1-node 8-GPU tasks (one array job id; pending t
 one record `2-5%2` with reason JobArrayTaskLimit; running tasks apart with their own ids and
 task ids), a job `afterok` on the array (reason Dependency, the dependency string), cancel of one
 task (`job/N_3`) and of the whole array, the dependent then DependencyNeverSatisfied, slurmdb's
-records carrying the array fields, and the refusals (bad array 2081, bad dependency 2038).
+records carrying the array fields, and the refusals (bad array 2081, bad dependency 2038, memory
+no node holds 2014); a memory job's TRES, and the warning for a field set but not modelled.
 """
 
 import os
@@ -129,6 +130,27 @@ def main():
                 errors = b.get("errors") or [{}]
                 check.eq((status, errors[0].get("error_number"), errors[0].get("error")),
                          (500, code, text), "%s refused %r" % (version, spec))
+
+            # Memory no node holds: slurmctld's 2014. A field the spec defines but the emulator
+            # does not model: accepted with a warning naming it.
+            status, b = call("POST", "/slurm/VER/job/submit",
+                             job_body(memory_per_node={"set": True, "number": 999999999}))
+            errors = b.get("errors") or [{}]
+            check.eq((status, errors[0].get("error_number"), errors[0].get("error")),
+                     (500, 2014, "Requested node configuration is not available"),
+                     version + " impossible memory refused")
+            status, b = call("POST", "/slurm/VER/job/submit",
+                             job_body(name="mem", tres_per_node="", mail_type=["END"],
+                                      memory_per_node={"set": True, "number": 4096}))
+            check.eq(status, 200, version + " memory job accepted")
+            check.eq([w["source"] for w in b.get("warnings", [])], ["#/job/mail_type"],
+                     version + " not-modelled field warned")
+            mem_id = b.get("job_id")
+            srv.advance(1)
+            mem = records("/slurm/VER/job/%s" % mem_id)
+            check(mem and "mem=4G" in mem[0]["tres_alloc_str"],
+                  version + " mem in tres_alloc_str: %r" % [m["tres_alloc_str"] for m in mem])
+            call("DELETE", "/slurm/VER/job/%s" % mem_id)
 
             # The whole array: every task ends CANCELLED; the dependent can never run.
             status, b = call("DELETE", "/slurm/VER/job/%d" % n)
