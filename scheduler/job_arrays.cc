@@ -114,7 +114,9 @@ void JobArrays::Split(World& w, Job& j) {
   JobId heir = kNoJob;
   for (JobId t : a.tasks) {
     if (t == j.id) continue;
-    const Job& o = JobIndexes::JobAt(w, t);
+    auto found = w.jobs_.find(t);  // released tasks (Retention) are gone
+    if (found == w.jobs_.end()) continue;
+    const Job& o = found->second;
     if (!o.array_split && !IsTerminal(o.state)) {
       heir = t;
       break;

@@ -13,6 +13,8 @@ namespace {
 
 int Cluster(const World& w) { return w.FindCluster(kCluster); }
 
+JobRequest Dep(std::string dependency, TimeMs runtime = FromSeconds(100));
+
 JobRequest ArrayJob(std::string spec, int gpus = 8, TimeMs runtime = FromSeconds(300)) {
   JobRequest r = SlurmJob("alice", "spot", 1, gpus, runtime);
   r.array = std::move(spec);
@@ -143,6 +145,20 @@ TEST(JobArrays, TaskRequeuedOnItsOwn) {
   EXPECT_EQ(w.ArrayRecords(*t0).size(), 2u);
 }
 
+TEST(JobArrays, ReleasedTasksUnderRetention) {
+  World w = MakeWorld(SlurmConfig(1));
+  World::Retention keep;
+  keep.keep_terminal_jobs = false;
+  int ended = 0;
+  keep.on_terminal = [&](const Job&) { ++ended; };
+  w.SetRetention(keep);
+  MustSubmit(w, ArrayJob("0-3", 8, FromSeconds(10)));
+  MustSubmit(w, Dep("afterok:1"));
+  w.RunUntilIdle(FromSeconds(3600));
+  EXPECT_EQ(ended, 5);
+  EXPECT_EQ(w.ActiveJobs(), 0);
+}
+
 TEST(JobArrays, BadSpecRefused) {
   World w = MakeWorld(SlurmConfig());
   EXPECT_EQ(ReasonOf(w.SubmitSlurmJob(ArrayJob("0-5000")).status()), Reason::kInvalidArray);
@@ -151,7 +167,7 @@ TEST(JobArrays, BadSpecRefused) {
 
 // ---- dependencies ----
 
-JobRequest Dep(std::string dependency, TimeMs runtime = FromSeconds(100)) {
+JobRequest Dep(std::string dependency, TimeMs runtime) {
   JobRequest r = SlurmJob("alice", "spot", 1, 1, runtime);
   r.dependency = std::move(dependency);
   return r;
