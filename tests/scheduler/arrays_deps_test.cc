@@ -11,7 +11,7 @@
 namespace schedemu::testing {
 namespace {
 
-int Cluster(const World& w) { return w.FindCluster(kCluster); }
+int ArrCluster(const World& w) { return w.FindCluster(kCluster); }
 
 JobRequest Dep(std::string dependency, TimeMs runtime = FromSeconds(100));
 
@@ -43,7 +43,7 @@ TEST(ArraySpec, Grammar) {
 TEST(JobArrays, TasksSplitOffAsTheyStart) {
   World w = MakeWorld(SlurmConfig(2));  // two nodes: two 8-GPU tasks at a time
   JobId first = MustSubmit(w, ArrayJob("0-3"));
-  const int ci = Cluster(w);
+  const int ci = ArrCluster(w);
   const JobArray* a = w.FindArray(ci, 1);
   ASSERT_NE(a, nullptr);
   ASSERT_EQ(a->tasks.size(), 4u);
@@ -95,7 +95,7 @@ TEST(JobArrays, ThrottleAndPerTaskBehaviour) {
   rule.behaviour.exit_code = 3;
   w.AddBehaviourRule(rule);
   MustSubmit(w, ArrayJob("0-5%2", 1, FromSeconds(100)));
-  const int ci = Cluster(w);
+  const int ci = ArrCluster(w);
   Advance(w, 0);
   int running = 0;
   for (JobId t : w.FindArray(ci, 1)->tasks) running += J(w, t).state == JobState::kRunning;
@@ -111,7 +111,7 @@ TEST(JobArrays, ThrottleAndPerTaskBehaviour) {
 TEST(JobArrays, CancelOneTaskAndTheWholeArray) {
   World w = MakeWorld(SlurmConfig(1));
   MustSubmit(w, ArrayJob("0-3"));
-  const int ci = Cluster(w);
+  const int ci = ArrCluster(w);
   Advance(w, 0);  // task 0 runs (id 2)
   // One folded pending task: split off with its own id, then cancelled.
   ASSERT_TRUE(w.SignalSlurmArrayTask(ci, 1, 2, "alice", 9).ok());
@@ -132,7 +132,7 @@ TEST(JobArrays, CancelOneTaskAndTheWholeArray) {
 TEST(JobArrays, TaskRequeuedOnItsOwn) {
   World w = MakeWorld(SlurmConfig(1));
   MustSubmit(w, ArrayJob("0-1", 8, FromSeconds(3000)));
-  const int ci = Cluster(w);
+  const int ci = ArrCluster(w);
   Advance(w, 0);
   const Job* t0 = w.FindArrayTask(ci, 1, 0);
   ASSERT_EQ(t0->state, JobState::kRunning);
@@ -253,7 +253,7 @@ TEST(Dependencies, ArrayTasksAndAfterCorr) {
   JobRequest corr = Dep("aftercorr:1");
   corr.array = "0-2";
   MustSubmit(w, corr);  // 5
-  const int ci = Cluster(w);
+  const int ci = ArrCluster(w);
   Advance(w, 0);
   EXPECT_EQ(J(w, on_task0).reason, "Dependency");
   Advance(w, FromSeconds(101));
