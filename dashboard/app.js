@@ -564,7 +564,8 @@ function renderJobs(s) {
   fillFilter(fd, [...new Set(s.jobs.map((j) => j.dialect))].sort());
   fillFilter(ft, [...new Set(s.jobs.map((j) => j.tenant_name))].sort());
   fillFilter(fs, [...new Set(s.jobs.map((j) => j.state))].sort());
-  const jobs = s.jobs.filter((j) => (!fd.value || j.dialect === fd.value) &&
+  // Array tasks still folded under their array's record are shown by that record ("12_[3-15]").
+  const jobs = s.jobs.filter((j) => !j.array_folded && (!fd.value || j.dialect === fd.value) &&
     (!ft.value || j.tenant_name === ft.value) && (!fs.value || j.state === fs.value));
   // The newest JOBS_SHOWN rows (filters narrow the rest down): thousands of rows cost seconds of
   // layout on every refresh.
@@ -584,7 +585,9 @@ function renderJobs(s) {
       h("td", {}, h("span", { class: "qswatch", style: `background:${queueColor(jobQueue(j))}` }), jobQueue(j)),
       h("td", {}, h("span", { class: `state st-${j.state.toLowerCase()}` }, j.status), j.held ? h("span", { class: "tag" }, "held") : null),
       h("td", { class: "num" }, j.gpus),
-      h("td", { class: "placement", title: j.placement_text }, j.placement_text || (j.queue_position ? `queue #${j.queue_position}` : "")),
+      h("td", { class: "placement", title: j.dependency || j.placement_text },
+        j.placement_text || (j.dependency ? h("span", { class: "tag", "data-dependency": j.dependency }, `⇠ ${j.dependency}`) : null) ||
+        (j.queue_position ? `queue #${j.queue_position}` : "")),
       h("td", { class: "num" }, j.restart_count),
       h("td", { class: "preempted-by" }, by ? h("span", { "data-preemptor": by }, `⚡ ${by}`) : ""));
   });
@@ -814,7 +817,8 @@ function renderJobPanel() {
   const kv = (k, v) => (v === null || v === undefined || v === "" ? null : h("tr", {}, h("th", {}, k), h("td", {}, v)));
   const spec = h("table", { class: "kv" },
     kv("dialect", j.dialect), kv("status", h("span", { class: `state st-${j.state.toLowerCase()}` }, `${j.status} (${j.state})`)),
-    kv("reason", j.reason), kv("tenant", `${j.tenant_name}${j.tenant !== j.tenant_name ? " (" + j.tenant + ")" : ""}`),
+    kv("reason", j.reason), kv("dependency", j.dependency),
+    kv("array", j.array_job_id ? `job ${j.array_job_id}, task ${j.array_task_id}` : null), kv("tenant", `${j.tenant_name}${j.tenant !== j.tenant_name ? " (" + j.tenant + ")" : ""}`),
     kv(j.dialect === "slurm" ? "partition" : "queue", jobQueue(j)),
     kv("cluster", j.cluster), kv("region", j.region), kv("allocation", j.allocation),
     kv("instance type", j.instance_type), kv("priority class", j.priority_class),

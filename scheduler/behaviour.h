@@ -48,6 +48,8 @@ struct JobSelector {
   std::string tenant;  // workspace id (Cloud.ru) or Linux user (Slurm)
   std::string queue;   // queue name (Cloud.ru) or partition (Slurm)
   std::string name_pattern;
+  std::optional<int>
+      array_task_id;  // Slurm: only the array task with this id (SLURM_ARRAY_TASK_ID)
 };
 
 struct BehaviourRule {

@@ -167,6 +167,11 @@ struct SlurmClusterConfig {
   // multiple of it (Slurm's default is 60 s).
   TimeMs bf_interval = 0;
   TimeMs bf_resolution = 0;
+  int max_array_size = 1001;         // MaxArraySize: array task ids are below it
+  bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend: cancel such jobs
+  // AccountingStorageEnforce: "associations", "qos", "limits" (scheduler/qos_limits.cc); empty =
+  // accounting is shown but not enforced.
+  std::vector<std::string> accounting_enforce;
   // auth/jwt: the raw HS256 key bytes (AuthAltParameters=jwt_key=...; "" = no JWT verifies) and
   // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
   std::string jwt_key;

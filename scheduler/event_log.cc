@@ -32,7 +32,9 @@ bool EventLog::Logging(World& w) {
 }
 
 std::string EventLog::JobSubject(const Job& j) {
-  return j.request.dialect == Dialect::kSlurm ? absl::StrCat(j.slurm_job_id) : j.name;
+  if (j.request.dialect != Dialect::kSlurm) return j.name;
+  if (j.array_job_id != 0) return absl::StrCat(j.array_job_id, "_", j.array_task_id);
+  return absl::StrCat(j.slurm_job_id);
 }
 
 void World::RecordEvent(EventKind kind, std::string subject,

@@ -15,7 +15,8 @@ void JobIndexes::ReleaseTerminalJobs(World& w) {
     if (it == w.jobs_.end()) continue;
     const Job& j = it->second;
     if (j.request.dialect == Dialect::kSlurm) {
-      w.ix_.slurm_ids.erase({j.cluster, j.slurm_job_id});
+      auto sid = w.ix_.slurm_ids.find({j.cluster, j.slurm_job_id});
+      if (sid != w.ix_.slurm_ids.end() && sid->second == j.id) w.ix_.slurm_ids.erase(sid);
     } else {
       auto n = w.ix_.cloudru_names.find(j.name);
       if (n != w.ix_.cloudru_names.end() && n->second == id) w.ix_.cloudru_names.erase(n);

@@ -63,6 +63,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
     for (int g : wp.gpus) n.gpu_owner[g] = j.id;
     n.free_gpus -= static_cast<int>(wp.gpus.size());
     n.cpus_used += wp.cpus;
+    n.mem_used_mb += wp.mem_mb;
     Pools::IndexAdd(w, wp.node);
     w.ix_.node_jobs[wp.node].insert(j.id);
   }
@@ -76,6 +77,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
   run.start_time = w.now_;
   run.placement = j.placement;
   j.expected_end = AddTime(w.now_, j.time_limit);
+  JobArrays::OnStart(w, j);
   JobIndexes::OnEnterRunning(w, j);
   Outcome o = RunOutcome(j);
   w.timers_.Add(AddTime(w.now_, o.at), TimerKind::kRunEnd, j.id, j.generation);
@@ -97,9 +99,11 @@ void Lifecycle::Release(World& w, Job& j) {
       }
     }
     n.cpus_used -= wp.cpus;
+    n.mem_used_mb -= wp.mem_mb;
     Pools::IndexAdd(w, wp.node);
     w.ix_.node_jobs[wp.node].erase(j.id);
   }
+  if (!j.placement.empty()) JobArrays::OnRelease(w, j);
   j.placement.clear();
   w.dirty_ = true;
 }

@@ -5,6 +5,7 @@
 #define SCHEDEMU_SCHEDULER_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct Node {
   std::string state_reason;      // why down/drained
   std::vector<JobId> gpu_owner;  // one entry per GPU: kNoJob free, kOtherTenant taken, else job
   int cpus_used = 0;
+  int64_t mem_used_mb = 0;  // Slurm: memory allocated to jobs on it (placement.cc)
   // Exactly one of these is set.
   int allocation = -1;  // index into World::allocations()
   int cluster = -1;     // index into World::clusters()
@@ -73,6 +75,24 @@ struct Partition {
   std::vector<NodeIndex> nodes;
 };
 
+// A Slurm job array (scheduler/job_arrays.cc): its tasks in task order (one Job each), the %N
+// throttle (0 = none) and how many of its tasks hold resources now.
+struct JobArray {
+  int64_t array_job_id = 0;
+  std::vector<JobId> tasks;
+  int throttle = 0;
+  int running = 0;
+};
+
+// One term of a Slurm dependency (scheduler/dependencies.cc).
+enum class DependKind { kAfter, kAfterAny, kAfterOk, kAfterNotOk, kAfterCorr, kSingleton };
+struct DependTerm {
+  DependKind kind = DependKind::kAfterAny;
+  int64_t job_id = 0;  // the Slurm job id named (an array job id names the whole array)
+  int task = -1;       // "12_3": task 3 of array 12; -1: the whole job/array
+  enum class Result { kWaiting, kSatisfied, kFailed } result = Result::kWaiting;
+};
+
 struct SlurmCluster {
   SlurmClusterConfig config;
   std::vector<NodeIndex> nodes;
@@ -83,6 +103,7 @@ struct SlurmCluster {
   // bf_interval > 0: the next backfill pass is armed (kBackfill timer) / due in this pass.
   TimeMs backfill_armed_at = 0;
   bool backfill_due = false;
+  std::map<int64_t, JobArray> arrays;  // by array job id
 };
 
 // A bearer token minted by service_auth (Cloud.ru) or the OAuth endpoint (Vertex).
@@ -103,6 +124,7 @@ struct WorkerPlacement {
   NodeIndex node = -1;
   std::vector<int> gpus;  // GPU indices on the node
   int cpus = 0;
+  int64_t mem_mb = 0;  // Slurm: memory allocated on the node (0 = none asked)
 };
 
 struct Preemption {
@@ -148,12 +170,16 @@ struct JobRequest {
   TimeMs begin_time = 0;
   std::vector<std::string> required_nodes, excluded_nodes;
   std::string account;      // "" = the user's default account
+  std::string qos;          // "" = normal (scheduler/qos_limits.cc)
   std::string reservation;  // "" = none (scheduler/reservations.h)
+  std::string array;        // sbatch --array ("0-15", "1,3,5", "0-31:4%2"); "" = no array
+  std::string dependency;   // sbatch --dependency ("afterok:12,singleton"); "" = none
   // Both
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
   int cpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm tasks_per_node*cpus_per_task
-  TimeMs time_limit = kNever;                            // Slurm time_limit; Cloud.ru stop_timer
+  int64_t mem_per_worker_mb = 0;  // Slurm memory per node (memory_per_node, or per cpu * cpus)
+  TimeMs time_limit = kNever;     // Slurm time_limit; Cloud.ru stop_timer
   std::vector<std::pair<std::string, std::string>> env;  // environment (hints read from here)
   std::string script;
   // Opaque dialect-specific submitted parameters (the api stores its JSON text here and reads it
@@ -208,6 +234,15 @@ struct Job {
   // accounting); the live view must skip jobs with purged == true.
   bool purged = false;
   TimeMs purge_at = 0;  // 0 = not scheduled
+  // Slurm job arrays (job_arrays.cc): the array's job id (0 = not an array task), this task's
+  // id, and whether the task has its own job id yet (split from the array's pending record when
+  // it first starts or is cancelled on its own; until then slurm_job_id is the array's).
+  int64_t array_job_id = 0;
+  int array_task_id = -1;
+  bool array_split = false;
+  // Slurm dependencies (dependencies.cc): the terms, joined by "?" (any) or "," (all).
+  std::vector<DependTerm> depends;
+  bool depend_any = false;
 
   int TotalGpus() const { return request.workers * request.gpus_per_worker; }
   const JobRun& CurrentRun() const { return runs.back(); }

@@ -213,6 +213,24 @@ absl::Status NodeConfigUnavailable() {
                     "Requested node configuration is not available");
 }
 
+absl::Status InvalidArray() {
+  return ModelError(kInvalid, Reason::kInvalidArray, "Invalid job array specification");
+}
+
+absl::Status InvalidDependency() {
+  return ModelError(kInvalid, Reason::kInvalidDependency, "Job dependency problem");
+}
+
+absl::Status InvalidAccount(std::string_view account) {
+  return Error(kInvalid, Reason::kInvalidAccount,
+               "Invalid account or account/partition combination specified")
+      .Subject(account);
+}
+
+absl::Status InvalidQos(std::string_view qos) {
+  return Error(kInvalid, Reason::kInvalidQos, "Invalid qos specification").Subject(qos);
+}
+
 absl::Status InvalidTimeLimit() {
   return ModelError(kInvalid, Reason::kInvalidTimeLimit,
                     "Requested time limit is invalid (missing or exceeds some limit)");

@@ -47,6 +47,10 @@ enum class Reason {
   kReservationAccess,     // 2052 "Access denied to requested reservation"
   kReservationOverlap,    // 2058 "Requested reservation overlaps with another reservation"
   kReservationNodesBusy,  // 2016 "Requested nodes are busy"
+  kInvalidArray,          // 2081 "Invalid job array specification"
+  kInvalidDependency,     // 2038 "Job dependency problem"
+  kInvalidAccount,        // 2045 "Invalid account or account/partition combination specified"
+  kInvalidQos,            // 2066 "Invalid qos specification"
   // Both / control plane
   kUnknownNode,
   kInvalidArgument,  // generic bad value; message names the field
@@ -115,8 +119,12 @@ absl::Status NoDefaultPartition();
 absl::Status InvalidNodeCount();
 absl::Status NodeConfigUnavailable();
 absl::Status InvalidTimeLimit();
-absl::Status SlurmJobNotFound(int64_t slurm_job_id);  // kJobNotFound, subject: the id
-absl::Status AccessDenied(std::string_view user);     // subject: the user who asked
+absl::Status InvalidArray();                            // kInvalidArray
+absl::Status InvalidDependency();                       // kInvalidDependency
+absl::Status InvalidAccount(std::string_view account);  // kInvalidAccount, subject
+absl::Status InvalidQos(std::string_view qos);          // kInvalidQos, subject
+absl::Status SlurmJobNotFound(int64_t slurm_job_id);    // kJobNotFound, subject: the id
+absl::Status AccessDenied(std::string_view user);       // subject: the user who asked
 absl::Status JobAlreadyFinished();
 absl::Status TransitionStateNoUpdate();
 

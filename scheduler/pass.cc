@@ -16,7 +16,8 @@
 namespace schedemu {
 
 std::optional<Shape> Scheduling::ShapeOf(const World& w, const Job& j, bool with_limit) {
-  if (!j.request.required_nodes.empty() || !j.request.excluded_nodes.empty()) {
+  if (!j.request.required_nodes.empty() || !j.request.excluded_nodes.empty() ||
+      j.request.mem_per_worker_mb > 0) {  // memory is not part of a Shape: no sharing
     return std::nullopt;
   }
   Shape s;

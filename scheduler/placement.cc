@@ -54,6 +54,7 @@ bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
   if (r != kNoJob && r != s.job) return false;
   if (!s.excluded.empty() && s.excluded.contains(i)) return false;
   if (s.avoid != nullptr && s.avoid->contains(i)) return false;
+  if (s.mem > 0 && n.ram_mb - n.mem_used_mb < s.mem) return false;
   return true;
 }
 
@@ -190,6 +191,7 @@ std::vector<WorkerPlacement> Placement::Materialize(const World& w, const PlaceS
       WorkerPlacement wp;
       wp.node = i;
       wp.cpus = s.cpus;
+      wp.mem_mb = s.mem;
       while (static_cast<int>(wp.gpus.size()) < s.gpus && next < n.gpus()) {
         if (n.gpu_owner[next] == kNoJob) wp.gpus.push_back(next);
         ++next;
@@ -227,6 +229,7 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservati
   base.workers = j.request.workers;
   base.gpus = j.request.gpus_per_worker;
   base.cpus = j.request.cpus_per_worker;
+  base.mem = j.request.mem_per_worker_mb;
   base.job = j.id;
   base.distinct = true;
   base.pools = {Pools::PartitionPool(w, j.cluster, j.partition)};

@@ -158,6 +158,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
   };
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
+  const bool gated = !w.clusters_[cluster].config.accounting_enforce.empty();
   for (auto it = pending.begin(); it != pending.end();) {
     if (blocked) *left_blocked = true;
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
@@ -165,6 +166,13 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     Job& j = JobIndexes::JobAt(w, pk.id);
     ++it;
     assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
+    // Dependencies and array throttles (dependencies.cc) keep a job out of the scan.
+    if (!j.depends.empty() || j.array_job_id != 0 || gated) {
+      if (std::optional<std::string_view> why = Dependencies::Gate(w, j)) {
+        SetReason(j, *why);
+        continue;
+      }
+    }
     // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
     const bool resv_rules = advance_resv || pk.shape.names_reservation;
     if (resv_rules) {

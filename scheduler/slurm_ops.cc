@@ -10,10 +10,14 @@
 // CANCELLED); completing/terminal -> kJobAlreadyFinished; another user's job -> kAccessDenied
 // (users "root" and "slurm" may act on any job); other signals to a pending job ->
 // kTransitionStateNoUpdate, to a running job: recorded as an event, the job keeps running.
+// Arrays (`array`, job_arrays.cc): one Job per task under one array job id; signalling the array
+// job id signals every task. Dependencies (`dependency`, dependencies.cc) are parsed here; a bad
+// one refuses the submit.
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,7 +64,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   if (r.workers < 1) {
     return model_errors::InvalidNodeCount();
   }
-  if (r.gpus_per_worker < 0 || r.cpus_per_worker < 0) {
+  if (r.gpus_per_worker < 0 || r.cpus_per_worker < 0 || r.mem_per_worker_mb < 0) {
     return model_errors::NodeConfigUnavailable();
   }
   if (r.cpus_per_worker == 0) r.cpus_per_worker = 1;
@@ -68,7 +72,8 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     auto unavailable = [] { return model_errors::NodeConfigUnavailable(); };
     auto suitable = [&](NodeIndex i) {
       const Node& n = nodes_[i];
-      return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker;
+      return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker &&
+             n.ram_mb >= r.mem_per_worker_mb;
     };
     int count = 0;
     for (NodeIndex i : part.nodes) {
@@ -105,41 +110,86 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   if (!r.reservation.empty()) {
     if (absl::Status st = Reservations::CheckAccess(*this, ci, r); !st.ok()) return st;
   }
+  if (absl::Status st = QosLimits::CheckSubmit(*this, ci, r); !st.ok()) return st;
+  std::optional<ArraySpec> array;
+  if (!r.array.empty()) {
+    absl::StatusOr<ArraySpec> a = ParseArraySpec(r.array, c.config.max_array_size);
+    if (!a.ok()) return a.status();
+    array = std::move(*a);
+  }
+  std::vector<DependTerm> depends;
+  bool depend_any = false;
+  if (!r.dependency.empty()) {
+    if (absl::Status st = Dependencies::Parse(*this, ci, r.dependency, &depends, &depend_any);
+        !st.ok()) {
+      return st;
+    }
+  }
   const int64_t slurm_id = clusters_[ci].next_job_id++;
-  Job& j = Submission::NewJob(*this, std::move(r));
-  j.name = j.request.name;
-  j.slurm_job_id = slurm_id;
-  j.cluster = ci;
-  j.partition = pi;
-  j.priority_rank = part.config.priority_tier * 100;
-  j.preemptible = part.config.preempt_mode != PreemptMode::kOff;
-  j.time_limit = limit;
-  j.reason = "None";
-  j.behaviour = Submission::ResolveBehaviour(*this, j, &script);
-  ix_.slurm_ids[{ci, slurm_id}] = j.id;
-  JobRun& run = j.runs.back();
-  run.eligible_time = std::max(now_, j.request.begin_time);
-  if (EventLog::Logging(*this)) {
-    EventLog::Emit(*this, EventKind::kSubmitted, j.id, absl::StrCat(slurm_id),
-                   {{"user", j.request.tenant},
-                    {"partition", part.config.name},
-                    {"nodes", absl::StrCat(j.request.workers)},
-                    {"gres", absl::StrCat("gpu:", j.request.gpus_per_worker)}});
+  auto make = [&](JobRequest req, int task) -> Job& {
+    if (array) JobArrays::AddTaskEnv(req, slurm_id, *array, task);
+    Job& j = Submission::NewJob(*this, std::move(req));
+    j.name = j.request.name;
+    j.slurm_job_id = slurm_id;
+    j.cluster = ci;
+    j.partition = pi;
+    j.priority_rank = part.config.priority_tier * 100;
+    j.preemptible = part.config.preempt_mode != PreemptMode::kOff;
+    j.time_limit = limit;
+    j.reason = "None";
+    if (array) {
+      j.array_job_id = slurm_id;
+      j.array_task_id = task;
+    }
+    j.depends = depends;
+    j.depend_any = depend_any;
+    j.behaviour = Submission::ResolveBehaviour(*this, j, &script);
+    JobRun& run = j.runs.back();
+    run.eligible_time = std::max(now_, j.request.begin_time);
+    if (EventLog::Logging(*this)) {
+      std::vector<std::pair<std::string, std::string>> details = {
+          {"user", j.request.tenant},
+          {"partition", part.config.name},
+          {"nodes", absl::StrCat(j.request.workers)},
+          {"gres", absl::StrCat("gpu:", j.request.gpus_per_worker)}};
+      if (!j.request.dependency.empty()) details.emplace_back("dependency", j.request.dependency);
+      EventLog::Emit(*this, EventKind::kSubmitted, j.id, EventLog::JobSubject(j),
+                     std::move(details));
+    }
+    if (j.request.hold) {
+      j.held = true;
+      j.reason = "JobHeldUser";
+      EventLog::Emit(*this, EventKind::kHeld, j.id, EventLog::JobSubject(j), {});
+    } else if (run.eligible_time > now_) {
+      j.reason = "BeginTime";
+      timers_.Add(run.eligible_time, TimerKind::kEligible, j.id, j.generation);
+    } else if (const TimeMs delay = clusters_[ci].config.submit_pass_delay; delay > 0) {
+      // Eligible now, but the first pass that sees it comes `submit_pass_delay` later (None).
+      timers_.Add(now_ + delay, TimerKind::kEligible, j.id, j.generation);
+    } else {
+      JobIndexes::InsertPending(*this, j);
+    }
+    if (!j.depends.empty() && !j.held) {
+      if (std::optional<std::string_view> why = Dependencies::Waiting(*this, j)) j.reason = *why;
+    }
+    return j;
+  };
+  if (!array) {
+    Job& j = make(std::move(r), -1);
+    ix_.slurm_ids[{ci, slurm_id}] = j.id;
+    return j.id;
   }
-  if (j.request.hold) {
-    j.held = true;
-    j.reason = "JobHeldUser";
-    EventLog::Emit(*this, EventKind::kHeld, j.id, absl::StrCat(slurm_id), {});
-  } else if (run.eligible_time > now_) {
-    j.reason = "BeginTime";
-    timers_.Add(run.eligible_time, TimerKind::kEligible, j.id, j.generation);
-  } else if (const TimeMs delay = clusters_[ci].config.submit_pass_delay; delay > 0) {
-    // Eligible now, but the first pass that sees it comes `submit_pass_delay` later (reason None).
-    timers_.Add(now_ + delay, TimerKind::kEligible, j.id, j.generation);
-  } else {
-    JobIndexes::InsertPending(*this, j);
+  JobArray& arr = clusters_[ci].arrays[slurm_id];
+  arr.array_job_id = slurm_id;
+  arr.throttle = array->throttle;
+  JobId first = kNoJob;
+  for (int task : array->tasks) {
+    Job& j = make(r, task);
+    arr.tasks.push_back(j.id);
+    if (first == kNoJob) first = j.id;
   }
-  return j.id;
+  ix_.slurm_ids[{ci, slurm_id}] = first;
+  return first;
 }
 
 absl::Status World::SignalSlurmJob(int cluster, int64_t slurm_job_id, std::string_view user,
@@ -149,33 +199,57 @@ absl::Status World::SignalSlurmJob(int cluster, int64_t slurm_job_id, std::strin
     return model_errors::SlurmJobNotFound(slurm_job_id);
   }
   Job& j = jobs_.at(it->second);
+  if (j.array_job_id == 0 || j.array_job_id != slurm_job_id) {
+    return SlurmOps::SignalOne(*this, j, user, signal);
+  }
+  // The array job id: every task of the array (slurmctld answers for the array as a whole).
+  if (user != j.request.tenant && user != "root" && user != "slurm") {
+    return model_errors::AccessDenied(user);
+  }
+  std::vector<JobId> tasks = clusters_[cluster].arrays.at(slurm_job_id).tasks;
+  absl::Status first = model_errors::JobAlreadyFinished();
+  bool any = false;
+  for (JobId t : tasks) {
+    auto found = jobs_.find(t);
+    if (found == jobs_.end() || found->second.purged) continue;
+    absl::Status st = SlurmOps::SignalOne(*this, found->second, user, signal);
+    if (st.ok()) {
+      any = true;
+    } else if (GetReason(st) != Reason::kJobAlreadyFinished) {
+      first = st;
+    }
+  }
+  return any ? absl::OkStatus() : first;
+}
+
+absl::Status SlurmOps::SignalOne(World& w, Job& j, std::string_view user, int signal) {
   if (user != j.request.tenant && user != "root" && user != "slurm") {
     return model_errors::AccessDenied(user);
   }
   if (IsTerminal(j.state) || j.state == JobState::kCompleting) {
     return model_errors::JobAlreadyFinished();
   }
-  const std::string subject = absl::StrCat(slurm_job_id);
+  const std::string subject = EventLog::JobSubject(j);
   const bool ends = signal == 9 || signal == 15;
   if (j.state == JobState::kPending) {
     if (!ends) {
       return model_errors::TransitionStateNoUpdate();
     }
-    EventLog::Emit(*this, EventKind::kCancelled, j.id, subject,
+    EventLog::Emit(w, EventKind::kCancelled, j.id, subject,
                    {{"by", std::string(user)}, {"signal", absl::StrCat(signal)}});
     j.reason = "None";
-    Lifecycle::StopNow(*this, j, signal);
+    Lifecycle::StopNow(w, j, signal);
     return absl::OkStatus();
   }
   // Running.
   if (!ends) {
-    EventLog::Emit(*this, EventKind::kNote, j.id, subject,
+    EventLog::Emit(w, EventKind::kNote, j.id, subject,
                    {{"signal", absl::StrCat(signal)}, {"by", std::string(user)}});
     return absl::OkStatus();
   }
-  EventLog::Emit(*this, EventKind::kCancelled, j.id, subject,
+  EventLog::Emit(w, EventKind::kCancelled, j.id, subject,
                  {{"by", std::string(user)}, {"signal", absl::StrCat(signal)}});
-  SlurmLifecycle::EndRun(*this, j, JobState::kCancelled, JobState::kCancelled, 0, signal, "None");
+  SlurmLifecycle::EndRun(w, j, JobState::kCancelled, JobState::kCancelled, 0, signal, "None");
   return absl::OkStatus();
 }
 

@@ -35,6 +35,7 @@ bool Matches(const World& w, const JobSelector& sel, const Job& j) {
     if (q != sel.queue) return false;
   }
   if (!sel.name_pattern.empty() && !GlobMatch(sel.name_pattern, j.name)) return false;
+  if (sel.array_task_id && *sel.array_task_id != j.array_task_id) return false;
   return true;
 }
 

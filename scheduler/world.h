@@ -28,6 +28,7 @@
 #include "scheduler/hostlist.h"
 #include "scheduler/indexes.h"
 #include "scheduler/instance_type.h"
+#include "scheduler/job_arrays.h"
 #include "scheduler/model.h"
 #include "scheduler/rng.h"
 #include "scheduler/timers.h"
@@ -148,6 +149,20 @@ class World {
   absl::Status CreateReservation(int cluster, ReservationConfig config);
   absl::Status DeleteReservation(int cluster, std::string_view name);
   const Reservation* FindReservation(int cluster, std::string_view name) const;  // nullptr: none
+  // Job arrays (scheduler/job_arrays.cc). The array of an array job id, a task of it (nullptr
+  // when none), and the records slurmctld shows for the array of `job`: every task split off
+  // (own job id) and one record for the tasks still folded under the array job id (its
+  // representative, the Job FindSlurmJob(cluster, array_job_id) answers while any is folded).
+  const JobArray* FindArray(int cluster, int64_t array_job_id) const;
+  const Job* FindArrayTask(int cluster, int64_t array_job_id, int task) const;
+  std::vector<const Job*> ArrayRecords(const Job& job) const;
+  // The task ids folded into `job`'s record (empty when it is not a folded representative).
+  std::vector<int> FoldedTasks(const Job& job) const;
+  // Cancel/signal one task ("N_T"); a folded pending task is split off first.
+  absl::Status SignalSlurmArrayTask(int cluster, int64_t array_job_id, int task,
+                                    std::string_view user, int signal);
+  // Dependencies (scheduler/dependencies.cc): job_info's "dependency" string.
+  std::string DependencyText(const Job& job) const;
 
   // ---- control plane (both dialects) ----
   // Each of these runs the scheduling pass before returning (capacity changes take effect at
@@ -227,6 +242,10 @@ class World {
   friend struct Submission;         // submit.cc: new jobs and their behaviour
   friend struct ControlOps;         // control_nodes.cc, control_jobs.cc: control plane
   friend struct Reservations;       // reservations.cc: Slurm advance reservations
+  friend struct JobArrays;          // job_arrays.cc: Slurm job arrays
+  friend struct Dependencies;       // dependencies.cc: Slurm job dependencies
+  friend struct SlurmOps;           // slurm_ops.cc: Slurm submit and signal
+  friend struct QosLimits;          // qos_limits.cc: AccountingStorageEnforce
 
   WorldConfig config_;
   Clock clock_;

@@ -126,6 +126,7 @@ struct PlaceSpec {
   int workers = 1;
   int gpus = 0;
   int cpus = 0;
+  int64_t mem = 0;        // Slurm: MB per worker, against the node's free memory now
   bool distinct = false;  // Slurm: one worker per node
   JobId job = kNoJob;
   std::vector<NodeIndex> required;
@@ -301,6 +302,37 @@ struct Timers {
 };
 
 // ---- submit.cc: what both dialects' submits share ----
+// ---- job_arrays.cc: Slurm job arrays ----
+struct JobArrays {
+  static void AddTaskEnv(JobRequest& r, int64_t array_job_id, const ArraySpec& spec, int task);
+  static void Split(World& w, Job& j);
+  static void OnStart(World& w, Job& j);          // Lifecycle::Start
+  static void OnRelease(World& w, const Job& j);  // Lifecycle::Release
+  static bool Throttled(const World& w, const Job& j);
+};
+
+// ---- dependencies.cc: Slurm job dependencies ----
+struct Dependencies {
+  static absl::Status Parse(const World& w, int cluster, std::string_view text,
+                            std::vector<DependTerm>* terms, bool* any);
+  static DependTerm::Result Judge(const World& w, const Job& j, const DependTerm& t);
+  // The pending reason while the dependencies hold the job back (nullopt: free to run).
+  static std::optional<std::string_view> Waiting(World& w, Job& j);
+  // What keeps a pending job out of the backfill scan: dependencies, then the array throttle.
+  static std::optional<std::string_view> Gate(World& w, Job& j);
+};
+
+// ---- qos_limits.cc: AccountingStorageEnforce ----
+struct QosLimits {
+  static absl::Status CheckSubmit(const World& w, int cluster, const JobRequest& r);
+  static std::optional<std::string_view> Waiting(const World& w, const Job& j);
+};
+
+// ---- slurm_ops.cc: Slurm submit and signal ----
+struct SlurmOps {
+  static absl::Status SignalOne(World& w, Job& j, std::string_view user, int signal);
+};
+
 struct Submission {
   // A new pending job with its first run (indexed by id; the caller fills the dialect fields).
   static Job& NewJob(World& w, JobRequest request);

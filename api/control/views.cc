@@ -45,6 +45,12 @@ std::string ClusterShortName(const World& w, int cluster) {
 
 std::string JobRef(const World& w, const Job& job) {
   if (job.request.dialect == Dialect::kSlurm) {
+    if (job.array_job_id != 0) {  // squeue's form: "12_3", folded pending tasks "12_[3-15]"
+      std::vector<int> folded = w.FoldedTasks(job);
+      return absl::StrCat(ClusterShortName(w, job.cluster), ":", job.array_job_id, "_",
+                          folded.size() > 1 ? absl::StrCat("[", ArrayTaskString(folded, 0), "]")
+                                            : absl::StrCat(job.array_task_id));
+    }
     return absl::StrCat(ClusterShortName(w, job.cluster), ":", job.slurm_job_id);
   }
   return job.name;
@@ -101,6 +107,13 @@ OJson JobJson(const World& w, const Job& job, const std::map<JobId, int>* positi
     j["cluster"] = ClusterShortName(w, job.cluster);
     j["job_id"] = job.slurm_job_id;
     j["partition"] = QueueLabel(w, job);
+    if (job.array_job_id != 0) {
+      j["array_job_id"] = job.array_job_id;
+      j["array_task_id"] = job.array_task_id;
+      // A task still folded under its array's record (shown by the record, not on its own).
+      j["array_folded"] = !job.array_split && w.FindSlurmJob(job.cluster, job.array_job_id) != &job;
+    }
+    if (!job.depends.empty()) j["dependency"] = w.DependencyText(job);
   } else {
     j["region"] = job.region;
     j["queue"] = QueueLabel(w, job);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "api/control/views.h"
 #include "api/control_plane.h"
 #include "api/emulator.h"
@@ -272,7 +273,7 @@ class Runner {
                        "/modelDevelopmentClusters/", cluster->name);
       json envelope = {{"method", "HTTP_METHOD_POST"},
                        {"path", "/slurm/v0.0.42/job/submit"},
-                       {"body", a.at("body")}};
+                       {"body", SubstituteJobIds(a.at("body"))}};
       HttpResponse r = api_->Call("POST", absl::StrCat("/v1beta1/", resource, ":callSlurmRestApi"),
                                   {{"authorization", "Bearer [scenario]"}}, Compact(envelope),
                                   {{"authorization", token_digest}});
@@ -360,14 +361,17 @@ class Runner {
                   json{{"count", take ? a["take"] : a["return"]}});
     } else if (step.kind == "job_action") {
       std::string alias = a["job"];
-      auto it = aliases_.find(alias);
-      if (it == aliases_.end() || it->second == kNoJob) {
+      JobId id = emu_->WithWorld([&](World& w) {
+        const Job* j = Resolve(w, a);
+        return j == nullptr ? kNoJob : j->id;
+      });
+      if (id == kNoJob) {
         ++failures_;
         StepLine(step, "job", alias, "unknown job alias (no successful submit named it)",
                  OJson{{"error", "unknown alias"}}, false);
         return;
       }
-      json body = {{"id", it->second}};
+      json body = {{"id", id}};
       if (a.contains("exit_code")) body["exit_code"] = a["exit_code"];
       ControlStep(step, absl::StrCat("job ", a["action"].get<std::string>()), alias, "POST",
                   absl::StrCat("jobs/", a["action"].get<std::string>()), body);
@@ -381,6 +385,31 @@ class Runner {
     } else if (step.kind == "expect") {
       Expect(step);
     }
+  }
+
+  // The job a step names: its alias, and with "task" that task of the aliased Slurm array.
+  const Job* Resolve(const World& w, const json& a) const {
+    auto it = aliases_.find(a.value("job", std::string()));
+    const Job* job = it == aliases_.end() ? nullptr : w.FindJob(it->second);
+    if (job == nullptr || !a.contains("task")) return job;
+    if (job->array_job_id == 0) return nullptr;
+    return w.FindArrayTask(job->cluster, job->array_job_id, a["task"].get<int>());
+  }
+
+  // A Slurm submit body with every "%{alias}" in its strings replaced by that job's Slurm id
+  // (the array job id of an array): how a pipeline step names the step it depends on.
+  json SubstituteJobIds(const json& body) {
+    std::string text = Compact(body);
+    if (text.find("%{") == std::string::npos) return body;
+    emu_->WithWorld([&](World& w) {
+      for (const auto& [alias, id] : aliases_) {
+        const Job* j = w.FindJob(id);
+        if (j == nullptr) continue;
+        const int64_t sid = j->array_job_id != 0 ? j->array_job_id : j->slurm_job_id;
+        text = absl::StrReplaceAll(text, {{absl::StrCat("%{", alias, "}"), absl::StrCat(sid)}});
+      }
+    });
+    return json::parse(text);
   }
 
   // ---- expectations ----
@@ -397,9 +426,9 @@ class Runner {
     emu_->WithWorld([&](World& w) {
       if (a.contains("job")) {
         std::string alias = a["job"];
+        if (a.contains("task")) alias = absl::StrCat(alias, "_", a["task"].get<int64_t>());
         subject = alias;
-        auto it = aliases_.find(alias);
-        const Job* job = it == aliases_.end() ? nullptr : w.FindJob(it->second);
+        const Job* job = Resolve(w, a);
         if (job == nullptr) {
           error = "unknown job alias (no successful submit named it)";
           return;

@@ -390,6 +390,19 @@ class ScenarioReader {
     if (auto d = r.Duration("submit_pass_delay")) c.submit_pass_delay = *d;
     if (auto d = r.Duration("bf_interval")) c.bf_interval = *d;
     if (auto d = r.Duration("bf_resolution")) c.bf_resolution = *d;
+    if (auto m = r.Int("max_array_size", false, 1, 4000001))
+      c.max_array_size = static_cast<int>(*m);
+    if (auto k = r.Bool("kill_invalid_depend")) c.kill_invalid_depend = *k;
+    for (const std::string& e :
+         r.StringArray("accounting_enforce").value_or(std::vector<std::string>{})) {
+      if (e != "associations" && e != "limits" && e != "qos" && e != "safe" && e != "wckeys" &&
+          e != "nojobs" && e != "nosteps") {
+        r.Fail("accounting_enforce", absl::StrCat("unknown AccountingStorageEnforce value \"", e,
+                                                  "\" (associations, limits, qos, safe, wckeys, "
+                                                  "nojobs, nosteps)"));
+      }
+      c.accounting_enforce.push_back(e);
+    }
     ReadJwtKey(r, c, w.clusters.size());
     for (auto& rr : r.ObjectArray("reservations")) {
       c.reservations.push_back(ReadReservation(rr, w.start_time));
@@ -558,6 +571,9 @@ BehaviourRule ReadBehaviourRule(JsonObjectReader& r) {
     rule.selector.tenant = m->StringOr("tenant", "");
     rule.selector.queue = m->StringOr("queue", "");
     rule.selector.name_pattern = m->StringOr("name_pattern", "");
+    if (auto t = m->Int("array_task_id", false, 0, 67108863)) {
+      rule.selector.array_task_id = static_cast<int>(*t);
+    }
     m->Finish();
   }
   if (auto b = r.Object("behaviour", true)) rule.behaviour = ReadBehaviourSpec(*b);
@@ -580,6 +596,7 @@ json BehaviourRuleToJson(const BehaviourRule& rule) {
   if (!rule.selector.tenant.empty()) match["tenant"] = rule.selector.tenant;
   if (!rule.selector.queue.empty()) match["queue"] = rule.selector.queue;
   if (!rule.selector.name_pattern.empty()) match["name_pattern"] = rule.selector.name_pattern;
+  if (rule.selector.array_task_id) match["array_task_id"] = *rule.selector.array_task_id;
   return json{
       {"id", rule.id}, {"match", match}, {"behaviour", BehaviourSpecToJson(rule.behaviour)}};
 }

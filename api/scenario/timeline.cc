@@ -97,6 +97,7 @@ void ValidateSubmit(JsonObjectReader& r, const WorldConfig& w) {
 void ValidateExpect(JsonObjectReader& r, const WorldConfig& w) {
   if (r.Has("job")) {
     CheckAlias(r, "job", true);
+    r.Int("task", false, 0, 67108863);  // a task of the aliased Slurm array
     bool any = false;
     for (std::string_view k : {"status", "state", "reason"}) {
       if (r.String(k)) any = true;
@@ -170,6 +171,7 @@ void ValidateAction(const std::string& kind, const json& value, const std::strin
       r.Fail("action", "expected one of preempt, fail, finish, hold, release");
     }
     r.Int("exit_code", false, 0, 255);
+    r.Int("task", false, 0, 67108863);
     r.Finish();
   } else if (kind == "behaviour_rule") {
     ReadBehaviourRule(r);

@@ -119,10 +119,18 @@ SlurmResponse GetDbJobs(const Call& call) {
     if (!out.errors.empty()) return;
     std::vector<const Job*> jobs;
     if (raw_id) {
-      if (const Job* job = w.FindSlurmJob(ci, pid.id)) jobs.push_back(job);
+      if (const Job* job = w.FindSlurmJob(ci, pid.id)) {
+        if (job->array_job_id == pid.id) {  // an array job id: every record of the array
+          for (const Job* r : w.ArrayRecords(*job)) jobs.push_back(r);
+        } else {
+          jobs.push_back(job);
+        }
+      }
     } else {
       for (const auto& [id, job] : w.jobs()) {
-        if (job.cluster == ci && job.request.dialect == Dialect::kSlurm) jobs.push_back(&job);
+        if (job.cluster == ci && job.request.dialect == Dialect::kSlurm && IsArrayRecord(w, job)) {
+          jobs.push_back(&job);
+        }
       }
       std::sort(jobs.begin(), jobs.end(),
                 [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });

@@ -50,6 +50,12 @@ std::string SlurmStrerror(int error_number) {
       return "Requested reservation is invalid";
     case kEslurmMissingWorkDir:
       return "Job cannot be submitted without the current working directory specified.";
+    case kEslurmInvalidQos:
+      return "Invalid qos specification";
+    case kEslurmDependency:
+      return "Job dependency problem";
+    case kEslurmInvalidArray:
+      return "Invalid job array specification";
     case kEslurmInvalidGres:
       return "Invalid generic resource (gres) specification";
     case kEslurmEnvironmentMissing:
@@ -225,6 +231,13 @@ SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_t
                                  std::string_view parser, std::string_view source) {
   return {absl::StrCat("Ignoring unknown field \"", AV(field), "\" of type ", AV(json_type), " in ",
                        AV(parser)),
+          std::string(source)};
+}
+SlurmWarning WarningNotModelledField(std::string_view field, std::string_view json_type,
+                                     std::string_view source) {
+  return {absl::StrCat("Ignoring field \"", AV(field), "\" of type ", AV(json_type),
+                       " in JOB_DESC_MSG: accepted by slurmctld but not modelled by this "
+                       "emulator, it has no effect"),
           std::string(source)};
 }
 SlurmWarning WarningDbQueryFoundNothing(std::string_view func, std::string_view caller) {

@@ -56,6 +56,15 @@ JobFacts JobFacts::Of(const World& world, const Job& job) {
       f.gid = u->gid;
     }
   }
+  if (job.array_job_id != 0) {
+    f.array_job_id = job.array_job_id;
+    f.array_task_id = job.array_task_id;
+    if (const JobArray* a = world.FindArray(job.cluster, job.array_job_id)) {
+      f.array_throttle = a->throttle;
+    }
+    f.folded_tasks = world.FoldedTasks(job);
+    if (f.folded_tasks.size() < 2) f.folded_tasks.clear();  // one task left: shown as itself
+  }
   f.time_limit = job.time_limit != kNever || partition == nullptr ? job.time_limit : q.time_limit;
   f.workers = std::max(1, q.workers);
   f.cpus_per_worker = std::max(1, q.cpus_per_worker);
@@ -75,8 +84,8 @@ JobFacts JobFacts::Of(const World& world, const Job& job) {
 }
 
 std::string_view JobFacts::stdout_pattern() const {
-  return spec.standard_output.empty() ? std::string_view("slurm-%j.out")
-                                      : std::string_view(spec.standard_output);
+  if (!spec.standard_output.empty()) return spec.standard_output;
+  return array_job_id != 0 ? std::string_view("slurm-%A_%a.out") : std::string_view("slurm-%j.out");
 }
 
 std::string_view JobFacts::stderr_pattern() const {
@@ -90,8 +99,9 @@ std::string_view JobFacts::stdin_pattern() const {
 
 std::string JobFacts::ExpandStdio(std::string_view pattern, const Job& job,
                                   std::string_view first_node) const {
+  const bool folded = !folded_tasks.empty();
   return ExpandStdioPath(pattern, spec.current_working_directory, job.slurm_job_id, user, job.name,
-                         first_node);
+                         first_node, job.array_job_id, folded ? -1 : job.array_task_id);
 }
 
 std::string JobFacts::TresString() const {

@@ -33,6 +33,13 @@ struct JobFacts {
   int64_t memory_per_node_mb = 0;
   int64_t gpus = 0;
   int priority_tier = 1;
+  // Job arrays: the array job id (0 = none), the task id, the %N throttle, and the task ids of
+  // the record when it stands for several tasks still folded under the array job id (empty for
+  // a task shown on its own).
+  int64_t array_job_id = 0;
+  int array_task_id = -1;
+  int array_throttle = 0;
+  std::vector<int> folded_tasks;
 
   // The spec's account, else the user's default.
   std::string_view account() const {

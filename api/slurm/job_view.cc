@@ -10,6 +10,26 @@
 
 namespace schedemu::api::slurm {
 
+namespace {
+
+// array_job_id, array_task_id, array_max_tasks, array_task_string as slurmctld packs them: a
+// record of folded pending tasks has no task id and their task string ("3-15%4"); a task on its
+// own has its id and an empty string.
+void WriteArrayFields(JsonWriter& w, const JobFacts& f) {
+  WriteNoVal(w.Key("array_job_id"), f.array_job_id);
+  if (f.array_job_id == 0 || !f.folded_tasks.empty()) {
+    WriteNoValUnset(w.Key("array_task_id"));
+  } else {
+    WriteNoVal(w.Key("array_task_id"), f.array_task_id);
+  }
+  WriteNoVal(w.Key("array_max_tasks"), f.folded_tasks.empty() ? 0 : f.array_throttle);
+  w.Field("array_task_string", f.folded_tasks.empty()
+                                   ? std::string()
+                                   : ArrayTaskString(f.folded_tasks, f.array_throttle));
+}
+
+}  // namespace
+
 void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version) {
   const JobFacts f = JobFacts::Of(world, job);
   const RunFacts run = RunFacts::Live(world, job, f);
@@ -33,10 +53,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   WriteNoValTime(w.Key("accrue_time"), run.eligible);
   w.Field("admin_comment", "");
   w.Field("allocating_node", "vertex-slurm-api");
-  WriteNoVal(w.Key("array_job_id"), 0);
-  WriteNoValUnset(w.Key("array_task_id"));
-  WriteNoVal(w.Key("array_max_tasks"), 0);
-  w.Field("array_task_string", "");
+  WriteArrayFields(w, f);
   w.Field("association_id", 0);
   w.Field("batch_features", "");
   w.Field("batch_flag", true);
@@ -71,7 +88,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   w.Field("cron", "");
   WriteNoVal(w.Key("deadline"), 0);
   WriteNoVal(w.Key("delay_boot"), 0);
-  w.Field("dependency", "");
+  w.Field("dependency", world.DependencyText(job));
   WriteExitCodeVerbose(w.Key("derived_exit_code"), ended ? run.exit_code : 0, 0);
   WriteNoValTime(w.Key("eligible_time"), run.eligible);
   WriteNoValTime(w.Key("end_time"), run.end);

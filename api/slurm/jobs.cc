@@ -46,6 +46,14 @@ int SubmitErrorFor(const absl::Status& status) {
       return kEslurmReservationInvalid;
     case Reason::kReservationAccess:
       return kEslurmReservationAccess;
+    case Reason::kInvalidArray:
+      return kEslurmInvalidArray;
+    case Reason::kInvalidDependency:
+      return kEslurmDependency;
+    case Reason::kInvalidAccount:
+      return kEslurmInvalidAccount;
+    case Reason::kInvalidQos:
+      return kEslurmInvalidQos;
     default:
       return kSlurmUnspecifiedError;
   }
@@ -142,7 +150,8 @@ SlurmResponse SubmitJob(const Call& call) {
       return;
     }
     const Job* job = w.FindJob(*id);
-    out.body["job_id"] = job != nullptr ? job->slurm_job_id : 0;
+    out.body["job_id"] =
+        job == nullptr ? 0 : (job->array_job_id != 0 ? job->array_job_id : job->slurm_job_id);
     out.body["step_id"] = "batch";
     out.body["job_submit_user_msg"] = "";
     if (job != nullptr && job->held) {
@@ -190,12 +199,21 @@ SlurmResponse GetJobs(const Call& call) {
         out.errors.push_back(ErrorUnableToQueryJob(pid.id));
         return;
       }
-      live.push_back(job);
+      if (job->array_job_id == pid.id) {  // an array job id: every record of the array
+        for (const Job* r : w.ArrayRecords(*job)) {
+          if (InLiveView(w, *r)) live.push_back(r);
+        }
+        std::sort(live.begin(), live.end(),
+                  [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
+      } else {
+        live.push_back(job);
+      }
     } else {
       bool changed = !update_time.has_value();
       for (const auto& [id, job] : w.jobs()) {
         if (job.cluster != ci || job.request.dialect != Dialect::kSlurm) continue;
         if (!InLiveView(w, job)) continue;
+        if (!IsArrayRecord(w, job)) continue;  // a task folded under its array's record
         live.push_back(&job);
         if (update_time && ToSeconds(job.updated_at) >= *update_time) changed = true;
       }
@@ -257,20 +275,27 @@ SlurmResponse CancelJob(const Call& call) {
       return;
     }
     if (!out.errors.empty()) return;
-    const Job* job = w.FindSlurmJob(ci, pid.id);
+    const Job* job =
+        pid.task >= 0 ? w.FindArrayTask(ci, pid.id, pid.task) : w.FindSlurmJob(ci, pid.id);
     int code = kSlurmSuccess;
     if (job == nullptr || !InLiveView(w, *job)) {
       out.body["status"].push_back(KillStatusEntry(kEslurmInvalidJobId, pid.id, false));
       return;
     }
-    if (job->request.tenant != call.req.user) {
+    const bool whole_array = pid.task < 0 && job->array_job_id == pid.id;
+    if (whole_array) {
+      absl::Status st = w.SignalSlurmJob(ci, pid.id, call.req.user, signal);
+      if (!st.ok()) code = SignalErrorFor(st);
+    } else if (job->request.tenant != call.req.user) {
       code = kEslurmAccessDenied;
     } else if (IsTerminal(job->state)) {
       code = kEslurmAlreadyDone;
     } else if (signal != 9 && job->state == JobState::kPending) {
       code = kEslurmTransitionStateNoUpdate;
     } else {
-      absl::Status st = w.SignalSlurmJob(ci, pid.id, call.req.user, signal);
+      absl::Status st = pid.task >= 0
+                            ? w.SignalSlurmArrayTask(ci, pid.id, pid.task, call.req.user, signal)
+                            : w.SignalSlurmJob(ci, pid.id, call.req.user, signal);
       if (!st.ok()) code = SignalErrorFor(st);
     }
     if (code != kSlurmSuccess || verbose) {

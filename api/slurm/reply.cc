@@ -105,7 +105,13 @@ ParsedJobId ParseJobId(std::string_view raw) {
     p.error = ErrorInvalidJobIdRejected(raw);
     return p;
   }
-  if (!rest.empty() && rest[0] == '_') p.warning = WarningJobArrayIdsUnsupported(raw);
+  if (!rest.empty() && rest[0] == '_') {
+    p.warning = WarningJobArrayIdsUnsupported(raw);
+    int64_t task = -1;
+    if (absl::SimpleAtoi(AV(rest.substr(1)), &task) && task >= 0 && task < (1 << 26)) {
+      p.task = static_cast<int>(task);
+    }
+  }
   if (!rest.empty() && rest[0] == '.') p.warning = WarningJobStepsUnsupported(raw);
   return p;
 }

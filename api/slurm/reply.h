@@ -81,6 +81,7 @@ SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
 // "123", "123_4" (array task), "123+1" (het offset), "123.batch" (step).
 struct ParsedJobId {
   int64_t id = 0;
+  int task = -1;  // "123_4": 4 (a task of array 123); -1 when none
   std::optional<SlurmError> error;
   std::optional<SlurmWarning> warning;
 };

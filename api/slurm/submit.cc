@@ -135,6 +135,46 @@ const std::set<std::string, std::less<>>& KnownJobDescFields() {
   return k;
 }
 
+// The job_desc_msg fields the emulator honours, fully or partly, or echoes in its views
+// (docs/slurm-jobs.md has the inventory); any other known field set draws a "not modelled"
+// warning.
+const std::set<std::string, std::less<>>& ModelledJobDescFields() {
+  static const std::set<std::string, std::less<>> k = {"account",
+                                                       "array",
+                                                       "begin_time",
+                                                       "comment",
+                                                       "cpus_per_task",
+                                                       "current_working_directory",
+                                                       "dependency",
+                                                       "environment",
+                                                       "excluded_nodes",
+                                                       "hold",
+                                                       "maximum_nodes",
+                                                       "memory_per_cpu",
+                                                       "memory_per_node",
+                                                       "minimum_cpus_per_node",
+                                                       "minimum_nodes",
+                                                       "name",
+                                                       "nice",
+                                                       "nodes",
+                                                       "partition",
+                                                       "priority",
+                                                       "qos",
+                                                       "required_nodes",
+                                                       "requeue",
+                                                       "reservation",
+                                                       "script",
+                                                       "standard_error",
+                                                       "standard_input",
+                                                       "standard_output",
+                                                       "tasks",
+                                                       "tasks_per_node",
+                                                       "time_limit",
+                                                       "tres_per_job",
+                                                       "tres_per_node"};
+  return k;
+}
+
 // data_get_type_string() names.
 std::string_view DataTypeName(const json& v) {
   switch (v.type()) {
@@ -325,6 +365,9 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
     if (KnownJobDescFields().count(it.key()) == 0) {
       out->warnings.push_back(WarningUnknownField(
           it.key(), DataTypeName(it.value()), "JOB_DESC_MSG", absl::StrCat("#/job/", it.key())));
+    } else if (ModelledJobDescFields().count(it.key()) == 0 && !it.value().is_null()) {
+      out->warnings.push_back(WarningNotModelledField(it.key(), DataTypeName(it.value()),
+                                                      absl::StrCat("#/job/", it.key())));
     }
   }
   FieldReader r(job, out);
@@ -341,7 +384,10 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   }
   if (auto v = r.String("script")) q.script = *v;
   q.account = spec.account;
+  q.qos = spec.qos;
   if (auto v = r.String("reservation")) q.reservation = *v;
+  if (auto v = r.String("array")) q.array = *v;            // scheduler/job_arrays.cc
+  if (auto v = r.String("dependency")) q.dependency = *v;  // scheduler/dependencies.cc
 
   // Environment: ["K=V", ...]; an object is converted with a warning.
   if (const json* env = r.Get("environment")) {
@@ -404,6 +450,12 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   int64_t cpus = per_node_tasks * (cpt && *cpt > 0 ? *cpt : 1);
   if (min_cpn && *min_cpn > cpus) cpus = *min_cpn;
   q.cpus_per_worker = static_cast<int>(std::min<int64_t>(cpus, kMaxCount));
+  // Memory is placed against the nodes' memory (scheduler/placement.cc).
+  if (spec.memory_per_node > 0) {
+    q.mem_per_worker_mb = spec.memory_per_node;
+  } else if (spec.memory_per_cpu > 0) {
+    q.mem_per_worker_mb = std::min<int64_t>(spec.memory_per_cpu * q.cpus_per_worker, kMaxMemoryMb);
+  }
 
   constexpr int64_t kMaxMinutes = 0xFFFFFFFELL;
   if (auto v = r.NoValNumber("time_limit", kMaxMinutes)) {

@@ -123,7 +123,7 @@ std::string CompressHostlist(const std::vector<std::string>& names) { return Hos
 
 std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int64_t job_id,
                             std::string_view user, std::string_view job_name,
-                            std::string_view first_node) {
+                            std::string_view first_node, int64_t array_job_id, int array_task_id) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
@@ -153,11 +153,13 @@ std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int6
         out.push_back('%');
         break;
       case 'j':
-      case 'A':
         out += padded(job_id);
         break;
+      case 'A':
+        out += padded(array_job_id != 0 ? array_job_id : job_id);
+        break;
       case 'a':
-        out += padded(4294967294LL);
+        out += padded(array_task_id >= 0 ? array_task_id : 4294967294LL);
         break;
       case 'u':
         out.append(user);
@@ -190,6 +192,11 @@ std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int6
 }
 
 bool InLiveView(const World& /*world*/, const Job& job) { return !job.purged; }
+
+bool IsArrayRecord(const World& world, const Job& job) {
+  return job.array_job_id == 0 || job.array_split ||
+         world.FindSlurmJob(job.cluster, job.array_job_id) == &job;
+}
 
 void WriteMeta(JsonWriter& w, const MetaInfo& info, int version) {
   w.BeginObject();

@@ -52,12 +52,17 @@ int ParseSignal(std::string_view text);
 std::string CompressHostlist(const std::vector<std::string>& names);
 // Slurm filename pattern expansion (%j %u %x %N %A %a %n %t %s %%); relative paths are made
 // absolute against `cwd`.
+// For an array task, %A is the array job id and %a the task id (4294967294 otherwise).
 std::string ExpandStdioPath(std::string_view pattern, std::string_view cwd, int64_t job_id,
                             std::string_view user, std::string_view job_name,
-                            std::string_view first_node);
+                            std::string_view first_node, int64_t array_job_id = 0,
+                            int array_task_id = -1);
 
 // Whether a job is still in slurmctld's live view (finished jobs leave it MinJobAge after end).
 bool InLiveView(const World& world, const Job& job);
+// Whether a job is shown as a record of its own: not an array task, a task split off, or the
+// representative of the tasks still folded under the array job id (scheduler/job_arrays.cc).
+bool IsArrayRecord(const World& world, const Job& job);
 
 struct MetaInfo {
   bool slurmdb = false;

@@ -104,7 +104,8 @@ if example and os.environ.get("SCHEDEMU_BINARY"):
     with tempfile.TemporaryDirectory() as work:
         with open(os.path.join(work, "test_readme_example.py"), "w", encoding="utf-8") as f:
             f.write(example.group(1))
-        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"))
+        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE_DIR, "python"),
+                   SCHEDEMU_BINARY=os.path.abspath(os.environ["SCHEDEMU_BINARY"]))
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "schedemu.pytest_plugin",
              "-p", "no:cacheprovider", "test_readme_example.py"],
