@@ -167,6 +167,11 @@ struct SlurmClusterConfig {
   // multiple of it (Slurm's default is 60 s).
   TimeMs bf_interval = 0;
   TimeMs bf_resolution = 0;
+  // slurmctld's time-limit sweep: a job past its limit is killed at the next check, every
+  // time_limit_sweep from the world's start (PERIODIC_TIMEOUT, 30 s in Slurm), so it runs up to
+  // that much over, and one that ends by itself before the check COMPLETEs. 0 = killed exactly
+  // at its limit (the default).
+  TimeMs time_limit_sweep = 0;
   int max_array_size = 1001;         // MaxArraySize: array task ids are below it
   bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend: cancel such jobs
   // AccountingStorageEnforce: "associations", "qos", "limits" (scheduler/qos_limits.cc); empty =

@@ -19,7 +19,7 @@
 
 namespace schedemu {
 
-Outcome Lifecycle::RunOutcome(const Job& j) {
+Outcome Lifecycle::RunOutcome(const World& w, const Job& j) {
   const Behaviour& b = j.behaviour;
   Outcome o;
   o.at = b.runtime;
@@ -30,8 +30,19 @@ Outcome Lifecycle::RunOutcome(const Job& j) {
   }
   o.state = o.exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
   if (o.state == JobState::kFailed) o.reason = "NonZeroExitCode";
-  if (j.time_limit != kNever && j.time_limit < o.at) {
-    o.at = j.time_limit;
+  // When the limit is enforced, after the start: at once, or at the next Slurm time-limit sweep.
+  TimeMs kill_at = j.time_limit;
+  if (kill_at != kNever && j.request.dialect == Dialect::kSlurm) {
+    const TimeMs sweep = w.clusters_[j.cluster].config.time_limit_sweep;
+    if (sweep > 0) {
+      const TimeMs origin = w.config_.start_time;
+      const TimeMs start = j.runs.back().start_time;
+      const TimeMs due = AddTime(start, j.time_limit);
+      kill_at = origin + (due - origin + sweep - 1) / sweep * sweep - start;
+    }
+  }
+  if (kill_at != kNever && kill_at < o.at) {
+    o.at = kill_at;
     o.timeout = true;
     o.exit_code = 0;
     if (j.request.dialect == Dialect::kSlurm) {
@@ -79,7 +90,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
   j.expected_end = AddTime(w.now_, j.time_limit);
   JobArrays::OnStart(w, j);
   JobIndexes::OnEnterRunning(w, j);
-  Outcome o = RunOutcome(j);
+  Outcome o = RunOutcome(w, j);
   w.timers_.Add(AddTime(w.now_, o.at), TimerKind::kRunEnd, j.id, j.generation);
   ++w.counters_.started;
   if (EventLog::Logging(w)) {

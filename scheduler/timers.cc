@@ -38,7 +38,7 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
   switch (ev.kind) {
     case TimerKind::kRunEnd:
       if (j.generation == ev.generation && j.state == JobState::kRunning) {
-        Lifecycle::FinishRun(w, j, Lifecycle::RunOutcome(j));
+        Lifecycle::FinishRun(w, j, Lifecycle::RunOutcome(w, j));
       }
       break;
     case TimerKind::kCompletingEnd:

@@ -169,7 +169,7 @@ struct Outcome {
 };
 
 struct Lifecycle {
-  static Outcome RunOutcome(const Job& j);
+  static Outcome RunOutcome(const World& w, const Job& j);
   static void ClearReservation(World& w, JobId id);
   static void Start(World& w, Job& j, std::vector<WorkerPlacement> placement);
   static void Release(World& w, Job& j);

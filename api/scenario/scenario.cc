@@ -390,6 +390,7 @@ class ScenarioReader {
     if (auto d = r.Duration("submit_pass_delay")) c.submit_pass_delay = *d;
     if (auto d = r.Duration("bf_interval")) c.bf_interval = *d;
     if (auto d = r.Duration("bf_resolution")) c.bf_resolution = *d;
+    if (auto d = r.Duration("time_limit_sweep")) c.time_limit_sweep = *d;
     if (auto m = r.Int("max_array_size", false, 1, 4000001))
       c.max_array_size = static_cast<int>(*m);
     if (auto k = r.Bool("kill_invalid_depend")) c.kill_invalid_depend = *k;

@@ -114,6 +114,46 @@ TEST(SlurmBackfillResolution, CandidateEndRoundsUpToTheSlot) {
   }
 }
 
+// time_limit_sweep: slurmctld checks time limits every PERIODIC_TIMEOUT (30 s) from its start,
+// so a job is killed at the first check after its limit (the peer: up to 30 s late, 24 s in the
+// pilot), and one that ends by itself before that check COMPLETEs (the quarantined c09 race).
+// A job started at +10 s with a 60 s limit is due at +70 s; with 30 s checks it dies at +90 s.
+TEST(SlurmTimeLimitSweep, KilledAtTheNextCheckAfterItsLimit) {
+  for (const auto& [sweep, end_s] :
+       std::vector<std::pair<TimeMs, int>>{{0, 70}, {FromSeconds(30), 90}}) {
+    WorldConfig c = SlurmConfig(1);
+    c.clusters[0].time_limit_sweep = sweep;
+    World w = MakeWorld(c);
+    const TimeMs t0 = w.now();
+    Advance(w, FromSeconds(10));
+    JobId j =
+        SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(500), FromSeconds(60)));
+    ASSERT_EQ(J(w, j).state, JobState::kRunning);
+    Advance(w, FromSeconds(end_s - 10) - 1);
+    EXPECT_EQ(J(w, j).state, JobState::kRunning) << "sweep " << sweep;
+    Advance(w, 1);
+    EXPECT_NE(J(w, j).state, JobState::kRunning) << "sweep " << sweep;
+    Advance(w, FromSeconds(30));
+    EXPECT_EQ(J(w, j).state, JobState::kTimeout) << "sweep " << sweep;
+    EXPECT_EQ(J(w, j).runs.back().end_time, t0 + FromSeconds(end_s)) << "sweep " << sweep;
+  }
+}
+
+TEST(SlurmTimeLimitSweep, AJobThatEndsBeforeTheCheckCompletes) {
+  for (const auto& [sweep, state] : std::vector<std::pair<TimeMs, JobState>>{
+           {0, JobState::kTimeout}, {FromSeconds(30), JobState::kCompleted}}) {
+    WorldConfig c = SlurmConfig(1);
+    c.clusters[0].time_limit_sweep = sweep;
+    World w = MakeWorld(c);
+    Advance(w, FromSeconds(10));
+    // Due at +70 s, ends by itself at +85 s, the check comes at +90 s.
+    JobId j =
+        SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(75), FromSeconds(60)));
+    Advance(w, FromSeconds(120));
+    EXPECT_EQ(J(w, j).state, state) << "sweep " << sweep;
+  }
+}
+
 // A requeued job keeps its place in the pending order (slurmctld keeps its priority): of two
 // spot jobs requeued together for one high job, the older one takes the one node left when room
 // comes back (the peer's c11-preempt_gang golden: JobId=1 restarted before JobId=3).
