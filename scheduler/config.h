@@ -159,19 +159,19 @@ struct SlurmClusterConfig {
   // its main pass a little after the submit RPC (1.7-2.9 s on the 22.05 peer), so jobs submitted
   // in the same instant are placed together, by tier. 0 = the next pass (the default).
   TimeMs submit_pass_delay = 0;
-  // SchedulerParameters bf_interval / bf_resolution. bf_interval 0 (the default) backfills in
-  // every pass; > 0 models slurmctld's two schedulers: the main pass (after every event) starts
-  // jobs in priority order and stops at the first one that does not fit (the later ones read
-  // Priority), and only the backfill pass, every bf_interval from the world's start, starts jobs
-  // past a blocked one. bf_resolution (0 = exact): a backfill candidate's end is rounded up to a
-  // multiple of it (Slurm's default is 60 s).
-  TimeMs bf_interval = 0;
-  TimeMs bf_resolution = 0;
+  // SchedulerParameters bf_interval / bf_resolution, by default Slurm's (30 s, 60 s). bf_interval
+  // > 0 models slurmctld's two schedulers: the main pass (after every event) starts jobs in
+  // priority order and stops at the first one that does not fit (the later ones read Priority),
+  // and only the backfill pass, every bf_interval from the world's start, starts jobs past a
+  // blocked one; 0 backfills in every pass. bf_resolution (0 = exact): a backfill candidate's end
+  // is rounded up to a multiple of it.
+  TimeMs bf_interval = FromSeconds(30);
+  TimeMs bf_resolution = FromSeconds(60);
   // slurmctld's time-limit sweep: a job past its limit is killed at the next check, every
   // time_limit_sweep from the world's start (PERIODIC_TIMEOUT, 30 s in Slurm), so it runs up to
-  // that much over, and one that ends by itself before the check COMPLETEs. 0 = killed exactly
-  // at its limit (the default).
-  TimeMs time_limit_sweep = 0;
+  // that much over, and one that ends by itself before the check COMPLETEs (the default, 30 s).
+  // 0 = killed exactly at its limit.
+  TimeMs time_limit_sweep = FromSeconds(30);
   int max_array_size = 1001;         // MaxArraySize: array task ids are below it
   bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend: cancel such jobs
   // AccountingStorageEnforce: "associations", "qos", "limits" (scheduler/qos_limits.cc); empty =

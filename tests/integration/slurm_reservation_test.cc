@@ -98,6 +98,10 @@ TEST_F(SlurmReservationTest, JobsNamingItRunInsideOthersWait) {
   EXPECT_EQ(out["state_reason"], "Resources");  // 3 nodes: does not fit even without it
   const int small = other.Submit(Submit(2, "other"));
   server_.Advance(1);
+  // Behind the blocked 3-node job the main pass stops: it waits for the backfill pass.
+  EXPECT_EQ(other.Job(small)["job_state"], Json::array({"PENDING"}));
+  EXPECT_EQ(other.Job(small)["state_reason"], "Priority");
+  server_.Advance(30);  // bf_interval, slurmctld's default
   EXPECT_EQ(other.Job(small)["job_state"], Json::array({"RUNNING"}));  // a3-[0-1]
   EXPECT_EQ(other.Job(small)["nodes"], "a3-[0-1]");
 

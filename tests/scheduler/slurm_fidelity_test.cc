@@ -84,8 +84,17 @@ TEST(SlurmBackfillInterval, MainPassStopsAtTheFirstBlockedJob) {
   EXPECT_EQ(J(w, s).runs.back().start_time, kT0 + FromSeconds(5));
 }
 
-// Without bf_interval (the default) the same job backfills in the pass that blocked b.
-TEST(SlurmBackfillInterval, DefaultBackfillsAtOnce) {
+// A scenario that says nothing gets slurmctld's own settings: bf_interval 30 s, bf_resolution
+// 60 s (sched/backfill's defaults), the 30 s time-limit check (PERIODIC_TIMEOUT).
+TEST(SlurmCadence, DefaultsAreSlurms) {
+  const SlurmClusterConfig c;
+  EXPECT_EQ(c.bf_interval, FromSeconds(30));
+  EXPECT_EQ(c.bf_resolution, FromSeconds(60));
+  EXPECT_EQ(c.time_limit_sweep, FromSeconds(30));
+}
+
+// With bf_interval 0 the same job backfills in the pass that blocked b.
+TEST(SlurmBackfillInterval, ZeroBackfillsAtOnce) {
   World w = MakeWorld(SlurmConfig(2));
   SubmitAndSchedule(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100), FromSeconds(120)));
   MustSubmit(w, SlurmJob("alice", "spot", 2, 8, FromSeconds(10), FromSeconds(60)));

@@ -131,6 +131,11 @@ inline WorldConfig SlurmConfig(int nodes = 4) {
   cl.project = "demo-project";
   cl.location = "us-central1";
   cl.name = "demo-cluster";
+  // slurmctld's cadence off (backfill in every pass, exact times, kills at the limit), so each
+  // test sees one rule at a time; the cadence's own tests set these (slurm_fidelity_test.cc).
+  cl.bf_interval = 0;
+  cl.bf_resolution = 0;
+  cl.time_limit_sweep = 0;
   std::vector<std::string> names;
   for (int i = 1; i <= nodes; ++i) {
     SlurmNodeConfig n;
