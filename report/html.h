@@ -5,12 +5,17 @@
 #ifndef SCHEDEMU_REPORT_HTML_H_
 #define SCHEDEMU_REPORT_HTML_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "report/figures.h"
+#include "report/svg.h"
 
 namespace schedemu::report {
 
@@ -19,6 +24,29 @@ struct SummaryRow {
   std::string label;  // what the reader sees
   std::string text;   // the value as shown
   std::optional<double> value;  // the exact number (data-value), when the row is one
+};
+
+// Appends summary rows in the forms replay and run share: a number with its shown text, a
+// count, seconds ("93 s (1m33s)"), plain text without a number.
+class SummaryRows {
+ public:
+  explicit SummaryRows(std::vector<SummaryRow>* rows) : rows_(rows) {}
+  void Number(std::string key, std::string label, double v, std::string text) {
+    rows_->push_back(SummaryRow{std::move(key), std::move(label), std::move(text), v});
+  }
+  void Count(std::string key, std::string label, int64_t v) {
+    Number(std::move(key), std::move(label), static_cast<double>(v), absl::StrCat(v));
+  }
+  void Seconds(std::string key, std::string label, double v) {
+    Number(std::move(key), std::move(label), v,
+           absl::StrFormat("%.0f s (%s)", v, ShortDuration(v)));
+  }
+  void Text(std::string key, std::string label, std::string text) {
+    rows_->push_back(SummaryRow{std::move(key), std::move(label), std::move(text), std::nullopt});
+  }
+
+ private:
+  std::vector<SummaryRow>* rows_;
 };
 
 struct Page {

@@ -21,24 +21,19 @@ report::Page RunReportPage(const World& world, TimeMs start, const RunSummary& s
       absl::StrCat("schedemu run: ", s.scenario_name.empty() ? s.file_name : s.scenario_name);
   page.subtitle = absl::StrCat(s.file_name, ", seed ", s.seed, ", ", jobs, " jobs, ended at +",
                                report::ShortDuration(s.t));
-  auto num = [&](const std::string& key, const std::string& label, double v, std::string text) {
-    page.summary.push_back(report::SummaryRow{key, label, std::move(text), v});
-  };
-  auto count = [&](const std::string& key, const std::string& label, int64_t v) {
-    num(key, label, static_cast<double>(v), absl::StrCat(v));
-  };
-  page.summary.push_back({"scenario.name", "scenario", s.scenario_name, std::nullopt});
-  count("scenario.seed", "seed", static_cast<int64_t>(s.seed));
-  page.summary.push_back({"summary.ok", "result", s.ok ? "OK" : "FAILED", std::nullopt});
-  count("summary.expectations", "expectations", s.expectations);
-  count("summary.passed", "passed", s.passed);
-  count("summary.failed", "failed", s.failed);
-  count("summary.failed_actions", "failed actions", s.failed_actions);
-  count("summary.skipped_steps", "steps after --until skipped", s.skipped_steps);
-  num("summary.t", "ended at", s.t,
-      absl::StrFormat("+%s (%.3f s)", report::ShortDuration(s.t), s.t));
-  count("jobs", "jobs", jobs);
-  count("preemptions", "preemptions", preemptions);
+  report::SummaryRows rows(&page.summary);
+  rows.Text("scenario.name", "scenario", s.scenario_name);
+  rows.Count("scenario.seed", "seed", static_cast<int64_t>(s.seed));
+  rows.Text("summary.ok", "result", s.ok ? "OK" : "FAILED");
+  rows.Count("summary.expectations", "expectations", s.expectations);
+  rows.Count("summary.passed", "passed", s.passed);
+  rows.Count("summary.failed", "failed", s.failed);
+  rows.Count("summary.failed_actions", "failed actions", s.failed_actions);
+  rows.Count("summary.skipped_steps", "steps after --until skipped", s.skipped_steps);
+  rows.Number("summary.t", "ended at", s.t,
+              absl::StrFormat("+%s (%.3f s)", report::ShortDuration(s.t), s.t));
+  rows.Count("jobs", "jobs", jobs);
+  rows.Count("preemptions", "preemptions", preemptions);
   report::FigureOptions fo;
   int64_t gpus = 0;
   for (const Node& n : world.nodes()) gpus += n.gpus();
