@@ -142,7 +142,13 @@ absl::StatusOr<TimeMs> ParseDuration(std::string_view text) {
     } else {
       return BadDuration(text);
     }
-    total += static_cast<TimeMs>(v * ms);
+    // Beyond about 31,700 years (or not a number) is no duration: refused, never converted.
+    constexpr double kMaxMs = 1e15;
+    const double part = v * ms;
+    if (!(part >= 0 && part <= kMaxMs) || static_cast<double>(total) + part > kMaxMs) {
+      return BadDuration(text);
+    }
+    total += static_cast<TimeMs>(part);
     any = true;
     i = k;
   }
