@@ -21,6 +21,9 @@
 #                   defer_batch=0,bf_interval=5,bf_resolution=1 to make runs short
 #   PEER_CRED_EXPIRE  when set, AuthInfo gets cred_expire=N (Slurm's default 120 s: a requeued
 #                   job becomes eligible N+1 s after its requeue)
+#   PEER_SELECT_TYPE_PARAMETERS  SelectTypeParameters= (default CR_Core: --mem is checked against
+#                   RealMemory, not consumed; CR_Core_Memory makes memory consumable, and a job
+#                   without --mem then takes the whole node's memory)
 #   PEER_DEBUG_FLAGS  when set, DebugFlags= (e.g. Backfill: the backfill slot times in the log)
 #
 # What Slurm 22.05 needs on this kind of machine (found when the peer was first set up):
@@ -95,7 +98,7 @@ SchedulerType=sched/backfill
 SchedulerParameters=${PEER_SCHEDULER_PARAMETERS:-defer_batch=0}
 ${PEER_DEBUG_FLAGS:+DebugFlags=$PEER_DEBUG_FLAGS}
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=${PEER_SELECT_TYPE_PARAMETERS:-CR_Core}
 GresTypes=gpu
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE

@@ -167,7 +167,16 @@ class Replay {
       if (dep != slurm_id_.end()) job["dependency"] = d.substr(0, colon + 1) + dep->second;
     }
     std::string script = absl::StrCat("#!/bin/bash\nsleep ", a["sleep"].get<int>(), "\n");
-    if (a.value("exit", 0) != 0) absl::StrAppend(&script, "exit ", a["exit"].get<int>(), "\n");
+    if (a.contains("fail_task")) {
+      // Only array task T exits with `exit` (the peer's script tests SLURM_ARRAY_TASK_ID).
+      schedemu::BehaviourRule rule;
+      rule.selector.name_pattern = key;
+      rule.selector.array_task_id = a["fail_task"].get<int>();
+      rule.behaviour.exit_code = a.value("exit", 1);
+      emu_.WithWorld([&](World& w) { w.AddBehaviourRule(rule); });
+    } else if (a.value("exit", 0) != 0) {
+      absl::StrAppend(&script, "exit ", a["exit"].get<int>(), "\n");
+    }
     r.method = "POST";
     r.target = "/slurm/v0.0.42/job/submit";
     r.body = json{{"job", job}, {"script", script}}.dump();

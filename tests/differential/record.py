@@ -33,8 +33,8 @@ LOG = os.path.join(PEER_RUN, "log", "slurmctld.log")
 CAP_S = 150  # a workload that has not drained by then is recorded as it stands
 
 
-def sh(args, check=True, timeout=30):
-    return subprocess.run(args, env=ENV, capture_output=True, text=True, timeout=timeout,
+def sh(args, check=True, timeout=30, env=None):
+    return subprocess.run(args, env=env or ENV, capture_output=True, text=True, timeout=timeout,
                           check=check)
 
 
@@ -59,7 +59,11 @@ def sbatch(a, ids):
     if a.get("dependency"):
         kind, key = a["dependency"].split(":")
         args += ["--dependency=%s:%s" % (kind, ids[key])]
-    script = "sleep %d" % a["sleep"] + ("; exit %d" % a["exit"] if a.get("exit") else "")
+    script = "sleep %d" % a["sleep"]
+    if a.get("exit") and "fail_task" in a:
+        script += '; [ "$SLURM_ARRAY_TASK_ID" = %d ] && exit %d; exit 0' % (a["fail_task"], a["exit"])
+    elif a.get("exit"):
+        script += "; exit %d" % a["exit"]
     args += ["--wrap", script]
     out = sh(args).stdout.strip()
     return int(out.split(";")[0])
@@ -69,7 +73,9 @@ def run_once(w):
     sh([PEER, "stop"], check=False, timeout=60)
     if os.path.exists(LOG):
         os.remove(LOG)
-    sh([PEER, "start"], timeout=90)
+    # a workload may start the peer with memory consumable (CR_Core_Memory); CR_Core otherwise
+    sh([PEER, "start"], timeout=90, env=dict(
+        ENV, PEER_SELECT_TYPE_PARAMETERS=w.get("select_type_parameters", "CR_Core")))
     ids = {}
     polls = []  # (t, {jobid: (state, reason)})
     actions = sorted(w["actions"], key=lambda a: a["t"])
@@ -135,7 +141,8 @@ def main():
                 "slurm": version,
                 "peer": "scripts/slurm-peer.sh: 4 nodes n[1-4] x 8 GPUs, 8 CPUs, 4096 MB; "
                         "shared tier 1 REQUEUE (default), batch tier 5 REQUEUE, high tier 10 OFF; "
-                        "select/cons_tres CR_Core, preempt/partition_prio, PreemptMode=REQUEUE",
+                        "select/cons_tres %s, preempt/partition_prio, PreemptMode=REQUEUE"
+                        % w.get("select_type_parameters", "CR_Core"),
                 "settings": SETTINGS,
                 "recorded": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "runs": len(runs),

@@ -12,7 +12,12 @@ A workload is a list of actions at offsets (seconds) from its start:
   {"t": 5.0, "op": "cancel", "key": "a"}
 `limit` is the time limit in seconds (sbatch -t MM:SS), `pin` a node (-w), `exit` the script's
 exit status; `array`, `dependency` (keys of earlier jobs) and `mem_mb` (--mem) only in the
-"features" family. Everything follows from (family, index, seed): the same call gives the same
+"features" family. `"fail_task": T` with `exit`: only array task T exits with `exit` (the
+script tests SLURM_ARRAY_TASK_ID; the checker gives the model a behaviour rule for that task).
+A workload's `"select_type_parameters": "CR_Core_Memory"` starts the peer with memory as a
+consumable resource (the peer's default is CR_Core, where --mem is checked against RealMemory
+but not consumed); such workloads give every job a --mem (without one, a job would get the whole
+node's memory under CR_Core_Memory, as DefMemPerNode is unset). Everything follows from (family, index, seed): the same call gives the same
 workload.
 """
 import random
@@ -20,7 +25,7 @@ import random
 CORE_TEMPLATES = ["fifo", "gang", "gpus", "tiers", "backfill", "preempt", "victims", "cancel",
                   "timeout", "pinned", "preempt_gang", "mixed"]
 FEATURE_TEMPLATES = ["array", "array_preempt", "dep_afterok", "dep_afternotok", "dep_afterany",
-                     "mem"]
+                     "mem", "array_throttle", "pipeline", "mem_backfill", "mem_preempt"]
 
 
 class _W:
@@ -157,10 +162,50 @@ def _mem(w, r):
         w.submit(0, gpus=2, sleep=r.randint(3, 6), mem_mb=r.choice([1024, 2048, 3072]))
 
 
+def _array_throttle(w, r):
+    # %2: at most two tasks at once (JobArrayTaskLimit); a 2-node job takes the other nodes
+    w.submit(0, gpus=8, sleep=r.randint(3, 5), array="0-%d%%2" % r.randint(4, 5))
+    w.submit(0.5, nodes=2, sleep=r.randint(4, 6))
+    w.submit(1.0, nodes=1, sleep=3)
+
+
+def _pipeline(w, r):
+    # preprocess -> array of training tasks (throttled, task `bad` fails) -> evaluate (afterok,
+    # never satisfied), report (afterany), rescue (afternotok); eval is cancelled at the end so the
+    # run drains (it would stay PENDING with DependencyNeverSatisfied)
+    prep = w.submit(0, nodes=1, sleep=r.randint(3, 4))
+    train = w.submit(0, gpus=8, sleep=r.randint(4, 6), array="0-3%2", dependency="afterok:" + prep,
+                     fail_task=r.randint(0, 3), exit=3)
+    ev = w.submit(0, nodes=2, sleep=3, dependency="afterok:" + train)
+    w.submit(0, nodes=1, sleep=3, dependency="afterany:" + train)
+    w.submit(0, nodes=1, gpus=4, sleep=3, dependency="afternotok:" + train)
+    w.cancel(45, ev)
+
+
+def _mem_backfill(w, r):
+    # memory is what blocks the wide job: three 3 GB jobs hold n1-n3 (GPUs free); the backfill
+    # reservation of j4 (4 nodes x 2 GB) must count the memory they free, so j5 (3 GB on n4,
+    # 5 min limit, overlapping the reservation) waits and j6 (512 MB, 1 min) may run
+    for n in ("n1", "n2", "n3"):
+        w.submit(0, gpus=1, sleep=r.randint(10, 13), limit=120, pin=n, mem_mb=3072)
+    w.submit(0.5, nodes=4, gpus=1, sleep=4, limit=60, mem_mb=2048)
+    w.submit(1.0, gpus=1, sleep=3, limit=300, mem_mb=3072)
+    w.submit(1.5, gpus=1, sleep=3, limit=60, mem_mb=512)
+    w.doc["select_type_parameters"] = "CR_Core_Memory"
+
+
+def _mem_preempt(w, r):
+    # GPUs are free on every node but memory is not: the high job can only run by preempting
+    for n in ("n1", "n2", "n3", "n4"):
+        w.submit(0, gpus=2, sleep=16, limit=120, pin=n, mem_mb=3072)
+    w.submit(5, partition="high", nodes=r.choice([1, 2]), gpus=2, sleep=4, mem_mb=2048)
+    w.doc["select_type_parameters"] = "CR_Core_Memory"
+
+
 GEN = {n: globals()["_" + n] for n in CORE_TEMPLATES + FEATURE_TEMPLATES}
 
 
-def generate(seed=16, core=22, features=6):
+def generate(seed=16, core=22, features=10):
     """The default set: `core` workloads cycling through CORE_TEMPLATES and `features`
     through FEATURE_TEMPLATES, each with its own seed derived from `seed`."""
     out = []
