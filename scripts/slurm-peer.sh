@@ -16,6 +16,9 @@
 #                   default build/slurm-peer in the checkout
 #   PEER_REST_PORT  slurmrestd's TCP port (default 6820); REST clients send the headers
 #                   X-SLURM-USER-NAME: root and X-SLURM-USER-TOKEN: $(cat $PEER_RUN/jwt.token)
+#   PEER_CTLD_PORT, PEER_SLURMD_PORT, PEER_NODE_PORT  slurmctld's port (6817), SlurmdPort (6818)
+#                   and the first of the four slurmd ports (17001): set all four PEER_*_PORT to
+#                   run a second peer beside another one on the same host
 #   PEER_SCHEDULER_PARAMETERS  SchedulerParameters= (default defer_batch=0, Slurm's backfill
 #                   defaults bf_interval=30, bf_resolution=60); the differential recorder sets
 #                   defer_batch=0,bf_interval=5,bf_resolution=1 to make runs short
@@ -37,6 +40,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUN=${PEER_RUN:-$ROOT/build/slurm-peer}
 PORT=${PEER_REST_PORT:-6820}
+CTLD_PORT=${PEER_CTLD_PORT:-6817}
+SLURMD_PORT=${PEER_SLURMD_PORT:-6818}
+NODE_PORT=${PEER_NODE_PORT:-17001}
 NODES=(n1 n2 n3 n4)
 PACKAGES=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin curl)
 PROGRAMS=(munged slurmctld slurmd slurmrestd sinfo squeue scancel scontrol curl)
@@ -70,8 +76,8 @@ write_config() {
 # Written by scripts/slurm-peer.sh for the benchmark peer; rewritten at every start.
 ClusterName=peer
 SlurmctldHost=localhost
-SlurmctldPort=6817
-SlurmdPort=6818
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -108,7 +114,7 @@ MaxJobCount=100000
 ReturnToService=2
 InactiveLimit=0
 KillWait=5
-NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=4096 Gres=gpu:8 State=UNKNOWN
+NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$NODE_PORT-$((NODE_PORT + 3))] CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=4096 Gres=gpu:8 State=UNKNOWN
 PartitionName=shared Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE
 PartitionName=batch Nodes=n[1-4] MaxTime=INFINITE State=UP PriorityTier=5 PreemptMode=REQUEUE
 PartitionName=high Nodes=n[1-4] MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF

@@ -40,7 +40,8 @@ def sh(args, check=True, timeout=30, env=None):
 
 def rest_jobs():
     tok = open(os.path.join(PEER_RUN, "jwt.token")).read().strip()
-    req = urllib.request.Request("http://127.0.0.1:6820/slurm/v0.0.38/jobs",
+    port = os.environ.get("PEER_REST_PORT", "6820")
+    req = urllib.request.Request("http://127.0.0.1:%s/slurm/v0.0.38/jobs" % port,
                                  headers={"X-SLURM-USER-NAME": "root", "X-SLURM-USER-TOKEN": tok})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())["jobs"]
