@@ -177,6 +177,13 @@ struct SlurmClusterConfig {
   // AccountingStorageEnforce: "associations", "qos", "limits" (scheduler/qos_limits.cc); empty =
   // accounting is shown but not enforced.
   std::vector<std::string> accounting_enforce;
+  // PreemptType: "preempt/partition_prio" (the default: a higher PriorityTier preempts) or
+  // "preempt/qos" (a job whose QOS lists another QOS in `preempt` may preempt that QOS's jobs,
+  // with the victim QOS's preempt_mode, else its partition's; scheduler/qos_limits.cc).
+  std::string preempt_type = "preempt/partition_prio";
+  // priority/multifactor PriorityWeightQOS: a job's priority gains weight * its QOS priority /
+  // the highest QOS priority of the cluster (0, the default: the QOS does not order jobs).
+  int64_t priority_weight_qos = 0;
   // auth/jwt: the raw HS256 key bytes (AuthAltParameters=jwt_key=...; "" = no JWT verifies) and
   // SlurmUser, who (with root) may act as another user (X-SLURM-USER-NAME) and mint for anyone.
   std::string jwt_key;

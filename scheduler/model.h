@@ -202,6 +202,9 @@ struct Job {
   std::string instance_type;
   std::string priority_class;  // resolved (Cloud.ru), "" for Slurm
   int priority_rank = 0;       // higher preempts lower (see Priority* functions)
+  // Slurm: the QOS part of the multifactor priority (PriorityWeightQOS x QOS priority / the
+  // highest; qos_limits.cc): orders pending jobs within a PriorityTier.
+  int64_t qos_priority = 0;
   bool preemptible = true;
   // State
   JobState state = JobState::kPending;

@@ -231,6 +231,13 @@ absl::Status InvalidQos(std::string_view qos) {
   return Error(kInvalid, Reason::kInvalidQos, "Invalid qos specification").Subject(qos);
 }
 
+absl::Status AccountingPolicy(std::string_view limit) {
+  return Error(kInvalid, Reason::kAccountingPolicy,
+               "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+               "limits)")
+      .Subject(limit);
+}
+
 absl::Status InvalidTimeLimit() {
   return ModelError(kInvalid, Reason::kInvalidTimeLimit,
                     "Requested time limit is invalid (missing or exceeds some limit)");

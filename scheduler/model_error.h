@@ -51,6 +51,7 @@ enum class Reason {
   kInvalidDependency,     // 2038 "Job dependency problem"
   kInvalidAccount,        // 2045 "Invalid account or account/partition combination specified"
   kInvalidQos,            // 2066 "Invalid qos specification"
+  kAccountingPolicy,      // 2050 "Job violates accounting/QOS policy (...)"; subject: the limit
   // Both / control plane
   kUnknownNode,
   kInvalidArgument,  // generic bad value; message names the field
@@ -123,6 +124,8 @@ absl::Status InvalidArray();                            // kInvalidArray
 absl::Status InvalidDependency();                       // kInvalidDependency
 absl::Status InvalidAccount(std::string_view account);  // kInvalidAccount, subject
 absl::Status InvalidQos(std::string_view qos);          // kInvalidQos, subject
+// kAccountingPolicy, subject: the limit's reason string ("QOSMaxSubmitJobPerUserLimit").
+absl::Status AccountingPolicy(std::string_view limit);
 absl::Status SlurmJobNotFound(int64_t slurm_job_id);    // kJobNotFound, subject: the id
 absl::Status AccessDenied(std::string_view user);       // subject: the user who asked
 absl::Status JobAlreadyFinished();

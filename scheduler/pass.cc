@@ -20,6 +20,8 @@ std::optional<Shape> Scheduling::ShapeOf(const World& w, const Job& j, bool with
       j.request.mem_per_worker_mb > 0) {  // memory is not part of a Shape: no sharing
     return std::nullopt;
   }
+  // preempt/qos: who a job may preempt depends on its QOS, which is not part of a Shape.
+  if (j.request.dialect == Dialect::kSlurm && QosPolicy::ByQos(w, j.cluster)) return std::nullopt;
   Shape s;
   if (j.request.dialect == Dialect::kSlurm) {
     s.pool = Pools::PartitionPool(w, j.cluster, j.partition);

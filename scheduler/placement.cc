@@ -7,8 +7,9 @@
 // compatible group of the region's connected allocations (same GPU model and GPUs per node),
 // possibly spanning allocations of that group, never across regions.
 //
-// Overlays add hypothetical freed GPUs/CPUs per node: preemption planning and backfill
-// reservations ask "would it fit if these jobs ended?".
+// Overlays add hypothetical freed GPUs/CPUs/memory per node: preemption planning and backfill
+// reservations ask "would it fit if these jobs ended?" (a node short of memory now counts the
+// memory its victims or ending jobs would free, as select/cons_tres does with CR_*_Memory).
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
@@ -39,10 +40,11 @@ int64_t Placement::WorkerBound(const World& w, const PlaceSpec& s) {
   return bound;
 }
 
-int Placement::Capacity(const PlaceSpec& s, int free_gpus, int free_cpus) {
+int Placement::Capacity(const PlaceSpec& s, int free_gpus, int free_cpus, int64_t free_mem) {
   int cap = INT_MAX;
   if (s.gpus > 0) cap = std::min(cap, free_gpus / s.gpus);
   if (s.cpus > 0) cap = std::min(cap, free_cpus / s.cpus);
+  if (s.mem > 0) cap = static_cast<int>(std::min<int64_t>(cap, free_mem / s.mem));
   if (s.distinct) cap = std::min(cap, 1);
   return cap;
 }
@@ -54,8 +56,7 @@ bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
   if (r != kNoJob && r != s.job) return false;
   if (!s.excluded.empty() && s.excluded.contains(i)) return false;
   if (s.avoid != nullptr && s.avoid->contains(i)) return false;
-  if (s.mem > 0 && n.ram_mb - n.mem_used_mb < s.mem) return false;
-  return true;
+  return true;  // memory: in Capacity (an overlay may free it)
 }
 
 namespace {
@@ -91,29 +92,30 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   int rem = s.workers;
   auto eff = [&](NodeIndex i) {
     const Node& n = w.nodes_[i];
-    int g = n.free_gpus, c = n.FreeCpus();
+    Freed f{n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb};
     if (ov != nullptr) {
       auto it = ov->find(i);
       if (it != ov->end()) {
-        g += it->second.first;
-        c += it->second.second;
+        f.gpus += it->second.gpus;
+        f.cpus += it->second.cpus;
+        f.mem_mb += it->second.mem_mb;
       }
     }
-    return std::pair<int, int>(g, c);
+    return f;
   };
   absl::flat_hash_set<NodeIndex> taken;
   for (NodeIndex i : s.required) {
     if (!InPools(w, s, i) || !NodeEligible(w, s, i)) return std::nullopt;
-    auto [g, c] = eff(i);
-    if (Capacity(s, g, c) < 1) return std::nullopt;
+    const Freed f = eff(i);
+    if (Capacity(s, f.gpus, f.cpus, f.mem_mb) < 1) return std::nullopt;
     out.push_back({i, 1});
     taken.insert(i);
     --rem;
   }
   if (rem <= 0) return rem == 0 ? std::optional<NodeCounts>(out) : std::nullopt;
-  auto consider = [&](NodeIndex i, int g, int c) -> bool {  // true = done
+  auto consider = [&](NodeIndex i, int g, int c, int64_t m) -> bool {  // true = done
     if (taken.contains(i) || !NodeEligible(w, s, i)) return false;
-    int cap = Capacity(s, g, c);
+    int cap = Capacity(s, g, c, m);
     if (cap <= 0) return false;
     int k = std::min(cap, rem);
     out.push_back({i, k});
@@ -138,16 +140,17 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
       NodeIndex i = cursors[best].first->second;
       ++cursors[best].first;
       const Node& n = w.nodes_[i];
-      if (consider(i, n.free_gpus, n.FreeCpus())) return out;
+      if (consider(i, n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb)) return out;
     }
     return std::nullopt;
   }
-  // Candidates ((eff gpus, node), eff cpus) and the nodes seen, kept across calls (this runs for
-  // every preemption plan and backfill reservation): no allocation once grown.
-  static thread_local std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand_kept;
+  // Candidates ((eff gpus, node), (eff cpus, eff memory)) and the nodes seen, kept across calls
+  // (this runs for every preemption plan and backfill reservation): no allocation once grown.
+  using Cand = std::pair<std::pair<int, NodeIndex>, std::pair<int, int64_t>>;
+  static thread_local std::vector<Cand> cand_kept;
   static thread_local NodeStamps seen_kept;
   static thread_local int depth = 0;  // a nested call (none today) gets its own
-  std::vector<std::pair<std::pair<int, NodeIndex>, int>> cand_nested;
+  std::vector<Cand> cand_nested;
   NodeStamps seen_nested;
   auto& cand = depth == 0 ? cand_kept : cand_nested;
   NodeStamps& seen = depth == 0 ? seen_kept : seen_nested;
@@ -162,20 +165,20 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
     const auto& idx = w.ix_.pool_free[p];
     for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
       if (!seen.Insert(it->second)) continue;
-      auto [g, c] = eff(it->second);
-      cand.push_back({{g, it->second}, c});
+      const Freed f = eff(it->second);
+      cand.push_back({{f.gpus, it->second}, {f.cpus, f.mem_mb}});
     }
   }
   for (const auto& [i, freed] : *ov) {
     if (seen.Contains(i) || !Pools::Usable(w.nodes_[i]) || !InPools(w, s, i)) continue;
     seen.Insert(i);
-    auto [g, c] = eff(i);
-    if (g < s.gpus) continue;
-    cand.push_back({{g, i}, c});
+    const Freed f = eff(i);
+    if (f.gpus < s.gpus) continue;
+    cand.push_back({{f.gpus, i}, {f.cpus, f.mem_mb}});
   }
   std::sort(cand.begin(), cand.end());
-  for (const auto& [key, c] : cand) {
-    if (consider(key.second, key.first, c)) return out;
+  for (const auto& [key, cm] : cand) {
+    if (consider(key.second, key.first, cm.first, cm.second)) return out;
   }
   return std::nullopt;
 }
@@ -291,9 +294,10 @@ Overlay Placement::OverlayOf(const World& w, const std::vector<JobId>& victims, 
   for (size_t k = 0; k < count; ++k) {
     if (skip && *skip == k) continue;
     for (const WorkerPlacement& wp : JobIndexes::JobAt(w, victims[k]).placement) {
-      auto& e = ov[wp.node];
-      e.first += static_cast<int>(wp.gpus.size());
-      e.second += wp.cpus;
+      Freed& e = ov[wp.node];
+      e.gpus += static_cast<int>(wp.gpus.size());
+      e.cpus += wp.cpus;
+      e.mem_mb += wp.mem_mb;
     }
   }
   return ov;
@@ -325,14 +329,16 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
     return items;
   }
   const int64_t want = s.workers;
-  auto capped = [&](int g, int c) { return std::min<int64_t>(Capacity(s, g, c), want); };
+  auto capped = [&](int g, int c, int64_t m) {
+    return std::min<int64_t>(Capacity(s, g, c, m), want);
+  };
   int64_t total = 0;
   for (int p : s.pools) {
     const auto& idx = w.ix_.pool_free[p];
     for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
       if (!NodeEligible(w, s, it->second)) continue;
       const Node& n = w.nodes_[it->second];
-      total += capped(n.free_gpus, n.FreeCpus());
+      total += capped(n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb);
       if (total >= want) return items;
     }
   }
@@ -343,11 +349,14 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
       const NodeIndex i = wp.node;
       if (!InPools(w, s, i) || !NodeEligible(w, s, i)) continue;
       const Node& n = w.nodes_[i];
-      auto& e = ov[i];
-      const int64_t before = capped(n.free_gpus + e.first, n.FreeCpus() + e.second);
-      e.first += static_cast<int>(wp.gpus.size());
-      e.second += wp.cpus;
-      total += capped(n.free_gpus + e.first, n.FreeCpus() + e.second) - before;
+      Freed& e = ov[i];
+      const int64_t free_mem = n.ram_mb - n.mem_used_mb;
+      const int64_t before =
+          capped(n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb);
+      e.gpus += static_cast<int>(wp.gpus.size());
+      e.cpus += wp.cpus;
+      e.mem_mb += wp.mem_mb;
+      total += capped(n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb) - before;
     }
     if (total >= want) return items;
   }

@@ -14,7 +14,10 @@
 // candidates are then re-sorted (the last one taken first, then those taken by how many of the
 // chosen nodes they hold, the rest after: `_sort_usable_nodes_dec`) and the walk repeated, at most
 // preempt_reorder_cnt (1) + 1 times more; the victims are the candidates taken in the last walk
-// that run on the nodes chosen. It does not minimise the number of victims.
+// that run on the nodes chosen. It does not minimise the number of victims. With
+// PreemptType=preempt/qos the candidates are the jobs of the QOS the job's QOS may preempt,
+// ordered by QOS priority instead of PriorityTier (qos_preempt.cc). Victims are counted by the
+// GPUs, CPUs and memory they would free (Placement overlays).
 //
 // Cloud.ru: victims release their GPUs at once and the preemptor starts in the same pass.
 // Slurm: victims go COMPLETING for the epilog holding their GPUs; the preemptor reserves the
@@ -153,13 +156,17 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
     int usable = 0;  // details->usable_nodes: the sort key of the re-ordering
   };
   std::vector<Candidate> order;
+  // preempt/qos (qos_preempt.cc): the preemptor's QOS names the victims' QOS, in any tier; they
+  // are ordered by their QOS priority where partition_prio orders by PriorityTier.
+  const bool by_qos = QosPolicy::ByQos(w, j.cluster);
   for (const auto& [rank, neg_start, id] : w.ix_.victims_by_rank[d]) {
-    if (rank >= j.priority_rank) break;
+    if (!by_qos && rank >= j.priority_rank) break;
     const Job& v = JobIndexes::JobAt(w, id);
     if (v.state != JobState::kRunning || !Placement::TouchesPools(w, s, v)) continue;
+    if (by_qos && !QosPolicy::MayPreempt(w, j, v)) continue;
     absl::flat_hash_set<NodeIndex> on;
     for (const WorkerPlacement& wp : v.placement) on.insert(wp.node);
-    order.push_back({rank, on.size(), v.slurm_job_id, id});
+    order.push_back({by_qos ? QosPolicy::PreemptOrder(w, v) : rank, on.size(), v.slurm_job_id, id});
   }
   if (order.empty()) return std::nullopt;
   // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the

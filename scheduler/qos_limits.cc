@@ -5,9 +5,18 @@
 // - qos: the QOS asked must exist ("normal" or one of the cluster's QOS) and, when the account
 //   lists the QOS its associations may use, be one of them, else ESLURM_INVALID_QOS ("Invalid
 //   qos specification").
-// - limits: the job's QOS limits keep it pending: MaxJobsPU (QOSMaxJobsPerUserLimit: the user's
-//   running jobs in the QOS) and MaxTRES per job (cpu -> QOSMaxCpuPerJobLimit, node ->
-//   QOSMaxNodePerJobLimit, mem -> QOSMaxMemoryPerJob, gres/gpu -> QOSMaxGRESPerJob).
+// - limits, at submit (acct_policy_validate): MaxSubmitJobsPU (the user's unfinished jobs in the
+//   QOS, array tasks one each, plus this submit's) refuses with ESLURM_ACCOUNTING_POLICY (2050,
+//   "Job violates accounting/QOS policy ..."; subject QOSMaxSubmitJobPerUserLimit); a time limit
+//   above MaxWall refuses likewise when the QOS has the DenyOnLimit flag
+//   (QOSMaxWallDurationPerJobLimit), and a job asking no limit gets MaxWall when it is lower.
+// - limits, while pending (the job waits with the reason, in this order): MaxWall
+//   (QOSMaxWallDurationPerJobLimit, for ever), GrpJobs (QOSGrpJobsLimit: the QOS's running jobs),
+//   MaxJobsPU (QOSMaxJobsPerUserLimit: the user's running jobs in the QOS), MaxTRES per job
+//   (cpu -> QOSMaxCpuPerJobLimit, node -> QOSMaxNodePerJobLimit, mem -> QOSMaxMemoryPerJob,
+//   gres/gpu -> QOSMaxGRESPerJob) and GrpTRES (what the QOS's running jobs hold plus this job:
+//   cpu -> QOSGrpCpuLimit, node -> QOSGrpNodeLimit, mem -> QOSGrpMemLimit, gres/gpu ->
+//   QOSGrpGRES). Running = RUNNING or COMPLETING.
 // Without `accounting_enforce` nothing here applies (the views still show the accounting).
 #include "scheduler/world_internal.h"
 
@@ -45,9 +54,32 @@ std::string_view QosOf(const JobRequest& r) {
   return r.qos.empty() ? std::string_view("normal") : std::string_view(r.qos);
 }
 
+bool Running(const Job& o) {
+  return o.state == JobState::kRunning || o.state == JobState::kCompleting;
+}
+
+bool Finished(const Job& o) {
+  return o.state != JobState::kPending && !Running(o);
+}
+
+// A job's TRES of one kind ("cpu", "node", "mem" in MB, "gres/gpu"); -1 for another kind.
+int64_t TresOf(const JobRequest& r, std::string_view name) {
+  const int64_t nodes = r.workers;
+  if (name == "cpu") return nodes * r.cpus_per_worker;
+  if (name == "node") return nodes;
+  if (name == "mem") return nodes * r.mem_per_worker_mb;
+  if (name == "gres/gpu") return nodes * r.gpus_per_worker;
+  return -1;
+}
+
+bool Has(const std::vector<std::string>& v, std::string_view x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
 }  // namespace
 
-absl::Status QosLimits::CheckSubmit(const World& w, int cluster, const JobRequest& r) {
+absl::Status QosLimits::CheckSubmit(const World& w, int cluster, const JobRequest& r,
+                                    int tasks) {
   const SlurmClusterConfig& c = w.clusters_[cluster].config;
   if (c.accounting_enforce.empty()) return absl::OkStatus();
   const std::string_view account = AccountOf(c, r);
@@ -70,7 +102,35 @@ absl::Status QosLimits::CheckSubmit(const World& w, int cluster, const JobReques
       }
     }
   }
+  if (Enforces(c, "limits")) {
+    const SlurmQosConfig* q = FindQos(c, QosOf(r));
+    if (q == nullptr) return absl::OkStatus();
+    if (q->max_submit_jobs_per_user >= 0) {
+      int64_t submitted = 0;
+      for (const auto& [id, o] : w.jobs()) {
+        if (o.cluster == cluster && o.request.dialect == Dialect::kSlurm &&
+            o.request.tenant == r.tenant && QosOf(o.request) == q->name && !Finished(o)) {
+          ++submitted;
+        }
+      }
+      if (submitted + tasks > q->max_submit_jobs_per_user) {
+        return model_errors::AccountingPolicy("QOSMaxSubmitJobPerUserLimit");
+      }
+    }
+    if (q->max_wall != kNever && r.time_limit != kNever && r.time_limit > q->max_wall &&
+        Has(q->flags, "DenyOnLimit")) {
+      return model_errors::AccountingPolicy("QOSMaxWallDurationPerJobLimit");
+    }
+  }
   return absl::OkStatus();
+}
+
+TimeMs QosLimits::CapTimeLimit(const World& w, int cluster, const JobRequest& r, TimeMs limit) {
+  const SlurmClusterConfig& c = w.clusters_[cluster].config;
+  if (!Enforces(c, "limits")) return limit;
+  const SlurmQosConfig* q = FindQos(c, QosOf(r));
+  if (q == nullptr || q->max_wall == kNever) return limit;
+  return std::min(limit, q->max_wall);
 }
 
 std::optional<std::string_view> QosLimits::Waiting(const World& w, const Job& j) {
@@ -78,31 +138,46 @@ std::optional<std::string_view> QosLimits::Waiting(const World& w, const Job& j)
   if (!Enforces(c, "limits")) return std::nullopt;
   const SlurmQosConfig* q = FindQos(c, QosOf(j.request));
   if (q == nullptr) return std::nullopt;
-  for (const TresCount& t : q->max_tres_per_job) {
-    const int64_t nodes = j.request.workers;
-    int64_t want = -1;
-    std::string_view why;
-    if (t.name == "cpu") {
-      want = nodes * j.request.cpus_per_worker, why = "QOSMaxCpuPerJobLimit";
-    } else if (t.name == "node") {
-      want = nodes, why = "QOSMaxNodePerJobLimit";
-    } else if (t.name == "mem") {
-      want = nodes * j.request.mem_per_worker_mb, why = "QOSMaxMemoryPerJob";
-    } else if (t.name == "gres/gpu") {
-      want = nodes * j.request.gpus_per_worker, why = "QOSMaxGRESPerJob";
-    }
-    if (want > t.count) return why;
+  if (q->max_wall != kNever && j.time_limit != kNever && j.time_limit > q->max_wall) {
+    return "QOSMaxWallDurationPerJobLimit";
   }
-  if (q->max_jobs_per_user >= 0) {
-    int64_t running = 0;
+  const bool counts = q->grp_jobs >= 0 || q->max_jobs_per_user >= 0 || !q->grp_tres.empty();
+  int64_t qos_running = 0, user_running = 0;
+  // What the QOS's running jobs hold, per grp_tres entry.
+  absl::InlinedVector<int64_t, 4> held(q->grp_tres.size(), 0);
+  if (counts) {
     for (const auto& [id, o] : w.jobs()) {
-      if (o.cluster == j.cluster && o.request.dialect == Dialect::kSlurm &&
-          o.request.tenant == j.request.tenant && QosOf(o.request) == q->name &&
-          (o.state == JobState::kRunning || o.state == JobState::kCompleting)) {
-        ++running;
+      if (o.cluster != j.cluster || o.request.dialect != Dialect::kSlurm || !Running(o) ||
+          QosOf(o.request) != q->name) {
+        continue;
+      }
+      ++qos_running;
+      if (o.request.tenant == j.request.tenant) ++user_running;
+      for (size_t k = 0; k < q->grp_tres.size(); ++k) {
+        held[k] += std::max<int64_t>(0, TresOf(o.request, q->grp_tres[k].name));
       }
     }
-    if (running >= q->max_jobs_per_user) return "QOSMaxJobsPerUserLimit";
+  }
+  if (q->grp_jobs >= 0 && qos_running >= q->grp_jobs) return "QOSGrpJobsLimit";
+  if (q->max_jobs_per_user >= 0 && user_running >= q->max_jobs_per_user) {
+    return "QOSMaxJobsPerUserLimit";
+  }
+  for (const TresCount& t : q->max_tres_per_job) {
+    const int64_t want = TresOf(j.request, t.name);
+    if (want <= t.count) continue;
+    if (t.name == "cpu") return "QOSMaxCpuPerJobLimit";
+    if (t.name == "node") return "QOSMaxNodePerJobLimit";
+    if (t.name == "mem") return "QOSMaxMemoryPerJob";
+    if (t.name == "gres/gpu") return "QOSMaxGRESPerJob";
+  }
+  for (size_t k = 0; k < q->grp_tres.size(); ++k) {
+    const TresCount& t = q->grp_tres[k];
+    const int64_t want = TresOf(j.request, t.name);
+    if (want < 0 || held[k] + want <= t.count) continue;
+    if (t.name == "cpu") return "QOSGrpCpuLimit";
+    if (t.name == "node") return "QOSGrpNodeLimit";
+    if (t.name == "mem") return "QOSGrpMemLimit";
+    if (t.name == "gres/gpu") return "QOSGrpGRES";
   }
   return std::nullopt;
 }

@@ -77,7 +77,7 @@ void SlurmLifecycle::Interrupt(World& w, Job& j, bool requeue, JobState run_stat
 }
 
 void SlurmLifecycle::Preempted(World& w, Job& v) {
-  const PreemptMode mode = w.clusters_[v.cluster].partitions[v.partition].config.preempt_mode;
+  const PreemptMode mode = QosPolicy::ModeOf(w, v);  // the partition's, or (preempt/qos) the QOS's
   Interrupt(w, v, mode != PreemptMode::kCancel && v.request.requeue, JobState::kPreempted, "None");
 }
 

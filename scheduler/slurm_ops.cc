@@ -106,17 +106,19 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     }
   } else {
     limit = part.config.default_time != kNever ? part.config.default_time : part.config.max_time;
+    limit = QosLimits::CapTimeLimit(*this, ci, r, limit);
   }
   if (!r.reservation.empty()) {
     if (absl::Status st = Reservations::CheckAccess(*this, ci, r); !st.ok()) return st;
   }
-  if (absl::Status st = QosLimits::CheckSubmit(*this, ci, r); !st.ok()) return st;
   std::optional<ArraySpec> array;
   if (!r.array.empty()) {
     absl::StatusOr<ArraySpec> a = ParseArraySpec(r.array, c.config.max_array_size);
     if (!a.ok()) return a.status();
     array = std::move(*a);
   }
+  const int tasks = array ? static_cast<int>(array->tasks.size()) : 1;
+  if (absl::Status st = QosLimits::CheckSubmit(*this, ci, r, tasks); !st.ok()) return st;
   std::vector<DependTerm> depends;
   bool depend_any = false;
   if (!r.dependency.empty()) {
@@ -134,7 +136,8 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     j.cluster = ci;
     j.partition = pi;
     j.priority_rank = part.config.priority_tier * 100;
-    j.preemptible = part.config.preempt_mode != PreemptMode::kOff;
+    j.qos_priority = QosPolicy::PriorityOf(*this, ci, j.request);
+    j.preemptible = QosPolicy::ModeOf(*this, j) != PreemptMode::kOff;
     j.time_limit = limit;
     j.reason = "None";
     if (array) {

@@ -117,16 +117,21 @@ struct Pools {
 };
 
 // ---- placement.cc: where a job fits ----
-// Hypothetical GPUs/CPUs freed per node (preemption planning, backfill reservations).
+// Hypothetical GPUs/CPUs/memory freed per node (preemption planning, backfill reservations).
 // (Order-free: FindNodes sorts its candidates, the other users only sum.)
-using Overlay = absl::flat_hash_map<NodeIndex, std::pair<int, int>>;
+struct Freed {
+  int gpus = 0;
+  int cpus = 0;
+  int64_t mem_mb = 0;
+};
+using Overlay = absl::flat_hash_map<NodeIndex, Freed>;
 // What to place: `workers` workers of `gpus` GPUs and `cpus` CPUs on the nodes of `pools`.
 struct PlaceSpec {
   absl::InlinedVector<int, 2> pools;  // inline: no allocation per spec
   int workers = 1;
   int gpus = 0;
   int cpus = 0;
-  int64_t mem = 0;        // Slurm: MB per worker, against the node's free memory now
+  int64_t mem = 0;        // Slurm: MB per worker, against the node's free memory (+ overlay)
   bool distinct = false;  // Slurm: one worker per node
   JobId job = kNoJob;
   std::vector<NodeIndex> required;
@@ -153,7 +158,7 @@ struct Placement {
 
  private:
   static int64_t WorkerBound(const World& w, const PlaceSpec& s);
-  static int Capacity(const PlaceSpec& s, int free_gpus, int free_cpus);
+  static int Capacity(const PlaceSpec& s, int free_gpus, int free_cpus, int64_t free_mem);
   static bool NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i);
   static bool InPools(const World& w, const PlaceSpec& s, NodeIndex i);
 };
@@ -324,8 +329,20 @@ struct Dependencies {
 
 // ---- qos_limits.cc: AccountingStorageEnforce ----
 struct QosLimits {
-  static absl::Status CheckSubmit(const World& w, int cluster, const JobRequest& r);
+  // `tasks`: the jobs this submit creates (array tasks count one each, MaxSubmitJobsPU).
+  static absl::Status CheckSubmit(const World& w, int cluster, const JobRequest& r, int tasks);
+  // A job asking no time limit gets the QOS MaxWall when it is lower than `limit`.
+  static TimeMs CapTimeLimit(const World& w, int cluster, const JobRequest& r, TimeMs limit);
   static std::optional<std::string_view> Waiting(const World& w, const Job& j);
+};
+
+// ---- qos_preempt.cc: the QOS in the priority (PriorityWeightQOS) and preempt/qos ----
+struct QosPolicy {
+  static bool ByQos(const World& w, int cluster);  // PreemptType=preempt/qos
+  static int64_t PriorityOf(const World& w, int cluster, const JobRequest& r);
+  static bool MayPreempt(const World& w, const Job& preemptor, const Job& victim);
+  static int PreemptOrder(const World& w, const Job& victim);  // the victim's QOS priority
+  static PreemptMode ModeOf(const World& w, const Job& j);     // QOS preempt_mode, else partition
 };
 
 // ---- slurm_ops.cc: Slurm submit and signal ----

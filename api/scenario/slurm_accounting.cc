@@ -150,6 +150,13 @@ void ReadSlurmUserAccounting(JsonObjectReader& r, SlurmUserConfig& user) {
 }
 
 void ReadSlurmAccounting(JsonObjectReader& r, SlurmClusterConfig& c) {
+  if (auto t = r.String("preempt_type")) {
+    if (*t != "preempt/partition_prio" && *t != "preempt/qos") {
+      r.Fail("preempt_type", "expected \"preempt/partition_prio\" or \"preempt/qos\"");
+    }
+    c.preempt_type = *t;
+  }
+  if (auto wq = r.Int("priority_weight_qos", false, 0, 4294967294)) c.priority_weight_qos = *wq;
   Names qos_names = {"normal"}, declared;
   for (JsonObjectReader& qr : r.ObjectArray("qos")) {
     SlurmQosConfig q = ReadQos(qr);

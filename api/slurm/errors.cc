@@ -52,6 +52,9 @@ std::string SlurmStrerror(int error_number) {
       return "Job cannot be submitted without the current working directory specified.";
     case kEslurmInvalidQos:
       return "Invalid qos specification";
+    case kEslurmAccountingPolicy:
+      return "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+             "limits)";
     case kEslurmDependency:
       return "Job dependency problem";
     case kEslurmInvalidArray:

@@ -31,6 +31,7 @@ inline constexpr int kEslurmTransitionStateNoUpdate = 2020;
 inline constexpr int kEslurmAlreadyDone = 2021;
 inline constexpr int kEslurmJobHeld = 2042;
 inline constexpr int kEslurmInvalidAccount = 2045;
+inline constexpr int kEslurmAccountingPolicy = 2050;
 inline constexpr int kEslurmInvalidTimeLimit = 2051;
 inline constexpr int kEslurmNotSupported = 2036;
 inline constexpr int kEslurmReservationAccess = 2052;

@@ -54,6 +54,8 @@ int SubmitErrorFor(const absl::Status& status) {
       return kEslurmInvalidAccount;
     case Reason::kInvalidQos:
       return kEslurmInvalidQos;
+    case Reason::kAccountingPolicy:
+      return kEslurmAccountingPolicy;
     default:
       return kSlurmUnspecifiedError;
   }

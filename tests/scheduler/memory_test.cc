@@ -101,3 +101,99 @@ TEST(SlurmAccounting, QosLimitsKeepJobsPending) {
 
 }  // namespace
 }  // namespace schedemu::testing
+
+namespace schedemu::testing {
+namespace {
+
+// Nodes of 4 GiB (the differential peer's), for memory-bound placement.
+WorldConfig SmallMemoryConfig(int nodes) {
+  WorldConfig c = SlurmConfig(nodes);
+  for (SlurmNodeConfig& n : c.clusters[0].nodes) n.memory_mb = 4096;
+  return c;
+}
+
+JobRequest MemJob(std::string user, std::string partition, int nodes, int gpus, int64_t mem_mb,
+                  TimeMs runtime, TimeMs limit = kNever) {
+  JobRequest r = SlurmJob(std::move(user), std::move(partition), nodes, gpus, runtime, limit);
+  r.mem_per_worker_mb = mem_mb;
+  return r;
+}
+
+// GPUs are free on the node, memory is not: the high job preempts the spot job for its memory
+// (before, the planner counted only GPUs and CPUs and skipped a node short of memory now).
+TEST(SlurmMemoryPreemption, VictimFreesMemory) {
+  World w = MakeWorld(SmallMemoryConfig(1));
+  JobId low = MustSubmit(w, MemJob("alice", "spot", 1, 2, 3072, FromSeconds(3000)));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, low).state, JobState::kRunning);
+  JobId high = SubmitAndSchedule(w, MemJob("bob", "high", 1, 2, 2048, FromSeconds(15)));
+  EXPECT_EQ(J(w, low).state, JobState::kCompleting);
+  EXPECT_EQ(J(w, low).restart_count, 1);
+  ASSERT_EQ(J(w, low).preemptions.size(), 1u);
+  EXPECT_EQ(J(w, low).preemptions[0].by, high);
+  Advance(w, FromSeconds(1));  // epilog
+  EXPECT_EQ(J(w, high).state, JobState::kRunning);
+  EXPECT_EQ(w.nodes()[0].mem_used_mb, 2048);
+}
+
+// Only the jobs whose memory is needed are taken: two 1.5 GB spot jobs on the node, the high job
+// needs 2 GB of the 1 GB left, one victim is enough.
+TEST(SlurmMemoryPreemption, OnlyTheMemoryNeededIsFreed) {
+  World w = MakeWorld(SmallMemoryConfig(1));
+  JobId a = MustSubmit(w, MemJob("alice", "spot", 1, 1, 1536, FromSeconds(3000)));
+  JobId b = MustSubmit(w, MemJob("alice", "spot", 1, 1, 1536, FromSeconds(3000)));
+  Advance(w, 0);
+  JobId high = SubmitAndSchedule(w, MemJob("bob", "high", 1, 1, 2048, FromSeconds(15)));
+  const int taken = (J(w, a).state == JobState::kCompleting) + (J(w, b).state ==
+                                                                 JobState::kCompleting);
+  EXPECT_EQ(taken, 1);
+  Advance(w, FromSeconds(1));
+  EXPECT_EQ(J(w, high).state, JobState::kRunning);
+}
+
+// No victim can free enough memory (the high job asks more than the node has free even when
+// every spot job is gone, because a high-tier job holds it): nothing is preempted.
+TEST(SlurmMemoryPreemption, NoPlanWhenMemoryCannotBeFreed) {
+  World w = MakeWorld(SmallMemoryConfig(1));
+  JobId keep = MustSubmit(w, MemJob("alice", "high", 1, 1, 3072, FromSeconds(3000)));
+  JobId spot = MustSubmit(w, MemJob("alice", "spot", 1, 1, 512, FromSeconds(3000)));
+  Advance(w, 0);
+  JobId high = SubmitAndSchedule(w, MemJob("bob", "high", 1, 1, 2048, FromSeconds(15)));
+  EXPECT_EQ(J(w, keep).state, JobState::kRunning);
+  EXPECT_EQ(J(w, spot).state, JobState::kRunning);
+  EXPECT_EQ(J(w, high).state, JobState::kPending);
+  EXPECT_EQ(J(w, high).reason, "Resources");
+}
+
+// The backfill reservation counts the memory running jobs free as they end: the wide job is
+// planned on all nodes at +120 s (when the 3 GB jobs end), so a 3 GB job with a 5 min limit may
+// not take n4's memory, and a small one ending before the plan may (the f09-mem_backfill golden
+// of the real Slurm peer decides the same).
+TEST(SlurmMemoryBackfill, ReservationCountsMemoryFreedByEndingJobs) {
+  World w = MakeWorld(SmallMemoryConfig(4));
+  for (int n = 1; n <= 3; ++n) {
+    JobRequest r = MemJob("alice", "spot", 1, 1, 3072, FromSeconds(100), FromSeconds(120));
+    r.required_nodes = {absl::StrCat("n", n)};
+    MustSubmit(w, r);
+  }
+  Advance(w, 0);
+  JobId wide = MustSubmit(w, MemJob("alice", "spot", 4, 1, 2048, FromSeconds(4), FromSeconds(60)));
+  JobId longer =
+      MustSubmit(w, MemJob("bob", "spot", 1, 1, 3072, FromSeconds(3), FromSeconds(300)));
+  JobId quick = MustSubmit(w, MemJob("bob", "spot", 1, 1, 512, FromSeconds(3), FromSeconds(60)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, wide).state, JobState::kPending);
+  EXPECT_EQ(J(w, wide).reason, "Resources");
+  EXPECT_EQ(J(w, longer).state, JobState::kPending);  // would hold n4's memory past the plan
+  EXPECT_EQ(J(w, longer).reason, "Priority");
+  EXPECT_EQ(J(w, quick).state, JobState::kRunning);  // ends at +60 s, before the plan
+  EXPECT_EQ(w.PlacementString(J(w, quick)), "n4");
+  Advance(w, FromSeconds(101));
+  EXPECT_EQ(J(w, wide).state, JobState::kRunning);
+  EXPECT_EQ(J(w, longer).state, JobState::kPending);
+  Advance(w, FromSeconds(5));
+  EXPECT_EQ(J(w, longer).state, JobState::kRunning);
+}
+
+}  // namespace
+}  // namespace schedemu::testing
