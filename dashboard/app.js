@@ -12,6 +12,8 @@
 // [data-job-panel] (data-job), #example (data-loaded: the loaded scenario's name), #timeline
 // (data-render-ms: the last full render's time).
 
+import { foldArrays, dependencyGraph } from "./jobgraph.js";
+
 const API = "/emulator/v1";
 const $ = (sel, root = document) => root.querySelector(sel);
 
@@ -32,6 +34,7 @@ const ui = {
   streamAbort: null,
   loadedScenario: undefined,  // GET /state's scenario.name, as last shown by the picker
   showIdle: new Set(),        // groups whose idle nodes are expanded ("tl:alloc-1", "cap:...")
+  openArrays: new Set(),      // Slurm job arrays unfolded in the jobs table ("cluster/N")
 };
 
 // Worlds with more nodes than this collapse their idle nodes (capacity and timeline).
@@ -570,13 +573,18 @@ function renderJobs(s) {
   // The newest JOBS_SHOWN rows (filters narrow the rest down): thousands of rows cost seconds of
   // layout on every refresh.
   const shown = jobs.slice(-JOBS_SHOWN).reverse();
-  const rows = shown.map((j) => {
+  // A Slurm job array is one row (its tasks counted by state), its records under it when open.
+  const rows = foldArrays(shown, s.jobs, ui.openArrays).map((item) => {
+    if (item.array) return arrayRow(item);
+    const j = item.job;
     const pre = lastPreemption(j);
     const by = pre ? preemptorName(pre, byId) : null;
     return h("tr", {
       "data-job-row": j.id, "data-job-ref": j.ref, "data-state": j.state, "data-status": j.status,
       "data-dialect": j.dialect, "data-tenant": j.tenant_name, "data-preempted-by": by,
-      class: ui.selectedJob === j.id ? "selected" : null, onclick: () => selectJob(j.id),
+      "data-array-member": item.member,
+      class: [ui.selectedJob === j.id ? "selected" : null, item.member ? "array-member" : null].filter(Boolean).join(" ") || null,
+      onclick: () => selectJob(j.id),
     },
       h("td", { class: "num" }, h("span", { class: "dot", style: `--job:${jobColor(j.id)}` }), j.id),
       h("td", { class: "ref", title: j.ref }, j.ref),
@@ -596,6 +604,32 @@ function renderJobs(s) {
     h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 10, class: "muted" }, "no jobs")),
       jobs.length > shown.length ? h("tr", { "data-jobs-more": jobs.length - shown.length },
         h("td", { colspan: 10, class: "muted" }, `${jobs.length - shown.length} older jobs not shown (use the filters)`)) : null)));
+}
+
+// The folded row of a Slurm job array: "▸ 12_[0-3] train: 4 tasks (2 RUNNING, 2 PENDING)";
+// a click unfolds its records (the folded pending record and each task that left it).
+function arrayRow(a) {
+  const first = a.tasks[0];
+  const summary = Object.entries(a.states).map(([st, n]) => `${n} ${st}`).join(", ");
+  const gpus = a.tasks.filter((t) => t.state === "RUNNING" || t.state === "COMPLETING").reduce((n, t) => n + t.gpus, 0);
+  const toggle = () => {
+    if (ui.openArrays.has(a.array)) ui.openArrays.delete(a.array); else ui.openArrays.add(a.array);
+    renderJobs(ui.state);
+  };
+  return h("tr", {
+    class: "array-row", "data-array-row": a.array, "data-tasks": a.tasks.length, "data-open": a.open ? "1" : "0",
+    "data-states": summary, onclick: toggle,
+  },
+    h("td", { class: "num" }, a.open ? "▾" : "▸"),
+    h("td", { class: "ref", title: first.ref }, `${a.arrayJobId}_[${a.tasks.length} tasks] ${first.name || ""}`),
+    h("td", {}, first.dialect),
+    h("td", {}, first.tenant_name),
+    h("td", {}, h("span", { class: "qswatch", style: `background:${queueColor(jobQueue(first))}` }), jobQueue(first)),
+    h("td", {}, summary),
+    h("td", { class: "num" }, gpus),
+    h("td", { class: "placement" }, first.dependency ? h("span", { class: "tag" }, `⇠ ${first.dependency}`) : ""),
+    h("td", { class: "num" }, a.tasks.reduce((n, t) => n + (t.restart_count || 0), 0)),
+    h("td", {}, ""));
 }
 
 // Runs of every job from the event log: [start, end) with the GPUs it held and why it ended.
@@ -849,9 +883,13 @@ function renderJobPanel() {
     ["preempt", "finish", "fail", "hold", "release"].map((a) => h("button", {
       "data-job-action": a, onclick: () => guarded(a, async () => { await call("POST", `jobs/${a}`, { id: j.id }); scheduleRefresh(0); }),
     }, a)));
+  const me = jobsById().get(j.id) || j;
+  const graph = me.dialect === "slurm"
+    ? dependencyGraph(me, ui.state?.jobs || [], (x) => x.status || x.state, (x) => selectJob(x.id)) : null;
   $("#job-body").replaceChildren(
     h("div", { class: "job-cols" },
-      h("div", {}, h("h4", {}, "Spec"), spec, actions),
+      h("div", {}, h("h4", {}, "Spec"), spec, actions,
+        graph ? h("h4", {}, "Dependencies") : null, graph),
       h("div", {}, h("h4", {}, "Placement"), h("p", { class: "mono" }, j.placement_text || ""), placement,
         h("h4", {}, "Preemptions"), pre,
         h("h4", {}, "Output"), outputBlock(j)),

@@ -114,6 +114,8 @@ OJson JobJson(const World& w, const Job& job, const std::map<JobId, int>* positi
       j["array_folded"] = !job.array_split && w.FindSlurmJob(job.cluster, job.array_job_id) != &job;
     }
     if (!job.depends.empty()) j["dependency"] = w.DependencyText(job);
+    // As submitted (the dashboard draws it after it is satisfied and cleared).
+    if (!job.request.dependency.empty()) j["dependency_spec"] = job.request.dependency;
   } else {
     j["region"] = job.region;
     j["queue"] = QueueLabel(w, job);
