@@ -10,13 +10,14 @@
 //   "Job violates accounting/QOS policy ..."; subject QOSMaxSubmitJobPerUserLimit); a time limit
 //   above MaxWall refuses likewise when the QOS has the DenyOnLimit flag
 //   (QOSMaxWallDurationPerJobLimit), and a job asking no limit gets MaxWall when it is lower.
-// - limits, while pending (the job waits with the reason, in this order): MaxWall
-//   (QOSMaxWallDurationPerJobLimit, for ever), GrpJobs (QOSGrpJobsLimit: the QOS's running jobs),
-//   MaxJobsPU (QOSMaxJobsPerUserLimit: the user's running jobs in the QOS), MaxTRES per job
-//   (cpu -> QOSMaxCpuPerJobLimit, node -> QOSMaxNodePerJobLimit, mem -> QOSMaxMemoryPerJob,
-//   gres/gpu -> QOSMaxGRESPerJob) and GrpTRES (what the QOS's running jobs hold plus this job:
-//   cpu -> QOSGrpCpuLimit, node -> QOSGrpNodeLimit, mem -> QOSGrpMemLimit, gres/gpu ->
-//   QOSGrpGRES). Running = RUNNING or COMPLETING.
+// - limits, while pending (the job waits with the reason, in this order; the job's own limits
+//   first, which no other job's end can lift): MaxWall (QOSMaxWallDurationPerJobLimit), MaxTRES
+//   per job (cpu -> QOSMaxCpuPerJobLimit, node -> QOSMaxNodePerJobLimit, mem ->
+//   QOSMaxMemoryPerJob, gres/gpu -> QOSMaxGRESPerJob), then GrpJobs (QOSGrpJobsLimit: the QOS's
+//   running jobs), MaxJobsPU (QOSMaxJobsPerUserLimit: the user's running jobs in the QOS) and
+//   GrpTRES (what the QOS's running jobs hold plus this job: cpu -> QOSGrpCpuLimit, node ->
+//   QOSGrpNodeLimit, mem -> QOSGrpMemLimit, gres/gpu -> QOSGrpGRES). Running = RUNNING or
+//   COMPLETING.
 // Without `accounting_enforce` nothing here applies (the views still show the accounting).
 #include "scheduler/world_internal.h"
 
@@ -58,9 +59,7 @@ bool Running(const Job& o) {
   return o.state == JobState::kRunning || o.state == JobState::kCompleting;
 }
 
-bool Finished(const Job& o) {
-  return o.state != JobState::kPending && !Running(o);
-}
+bool Finished(const Job& o) { return o.state != JobState::kPending && !Running(o); }
 
 // A job's TRES of one kind ("cpu", "node", "mem" in MB, "gres/gpu"); -1 for another kind.
 int64_t TresOf(const JobRequest& r, std::string_view name) {
@@ -78,8 +77,7 @@ bool Has(const std::vector<std::string>& v, std::string_view x) {
 
 }  // namespace
 
-absl::Status QosLimits::CheckSubmit(const World& w, int cluster, const JobRequest& r,
-                                    int tasks) {
+absl::Status QosLimits::CheckSubmit(const World& w, int cluster, const JobRequest& r, int tasks) {
   const SlurmClusterConfig& c = w.clusters_[cluster].config;
   if (c.accounting_enforce.empty()) return absl::OkStatus();
   const std::string_view account = AccountOf(c, r);
@@ -158,10 +156,6 @@ std::optional<std::string_view> QosLimits::Waiting(const World& w, const Job& j)
       }
     }
   }
-  if (q->grp_jobs >= 0 && qos_running >= q->grp_jobs) return "QOSGrpJobsLimit";
-  if (q->max_jobs_per_user >= 0 && user_running >= q->max_jobs_per_user) {
-    return "QOSMaxJobsPerUserLimit";
-  }
   for (const TresCount& t : q->max_tres_per_job) {
     const int64_t want = TresOf(j.request, t.name);
     if (want <= t.count) continue;
@@ -169,6 +163,10 @@ std::optional<std::string_view> QosLimits::Waiting(const World& w, const Job& j)
     if (t.name == "node") return "QOSMaxNodePerJobLimit";
     if (t.name == "mem") return "QOSMaxMemoryPerJob";
     if (t.name == "gres/gpu") return "QOSMaxGRESPerJob";
+  }
+  if (q->grp_jobs >= 0 && qos_running >= q->grp_jobs) return "QOSGrpJobsLimit";
+  if (q->max_jobs_per_user >= 0 && user_running >= q->max_jobs_per_user) {
+    return "QOSMaxJobsPerUserLimit";
   }
   for (size_t k = 0; k < q->grp_tres.size(); ++k) {
     const TresCount& t = q->grp_tres[k];

@@ -33,11 +33,11 @@ std::string_view QosName(const JobRequest& r) {
 }  // namespace
 
 bool QosPolicy::ByQos(const World& w, int cluster) {
-  return w.clusters_[cluster].config.preempt_type == "preempt/qos";
+  return w.clusters()[cluster].config.preempt_type == "preempt/qos";
 }
 
 int64_t QosPolicy::PriorityOf(const World& w, int cluster, const JobRequest& r) {
-  const SlurmClusterConfig& c = w.clusters_[cluster].config;
+  const SlurmClusterConfig& c = w.clusters()[cluster].config;
   if (c.priority_weight_qos <= 0) return 0;
   int64_t top = 0;
   for (const SlurmQosConfig& q : c.qos) top = std::max(top, q.priority);
@@ -48,7 +48,7 @@ int64_t QosPolicy::PriorityOf(const World& w, int cluster, const JobRequest& r) 
 }
 
 bool QosPolicy::MayPreempt(const World& w, const Job& preemptor, const Job& victim) {
-  const SlurmClusterConfig& c = w.clusters_[preemptor.cluster].config;
+  const SlurmClusterConfig& c = w.clusters()[preemptor.cluster].config;
   const SlurmQosConfig* q = Find(c, QosName(preemptor.request));
   if (q == nullptr) return false;
   const std::string_view vq = QosName(victim.request);
@@ -56,14 +56,14 @@ bool QosPolicy::MayPreempt(const World& w, const Job& preemptor, const Job& vict
 }
 
 int QosPolicy::PreemptOrder(const World& w, const Job& victim) {
-  const SlurmQosConfig* q = Find(w.clusters_[victim.cluster].config, QosName(victim.request));
+  const SlurmQosConfig* q = Find(w.clusters()[victim.cluster].config, QosName(victim.request));
   return q == nullptr ? 0 : static_cast<int>(std::min<int64_t>(q->priority, 0xffff));
 }
 
 PreemptMode QosPolicy::ModeOf(const World& w, const Job& j) {
-  const PreemptMode part = w.clusters_[j.cluster].partitions[j.partition].config.preempt_mode;
+  const PreemptMode part = w.clusters()[j.cluster].partitions[j.partition].config.preempt_mode;
   if (!ByQos(w, j.cluster)) return part;
-  const SlurmQosConfig* q = Find(w.clusters_[j.cluster].config, QosName(j.request));
+  const SlurmQosConfig* q = Find(w.clusters()[j.cluster].config, QosName(j.request));
   if (q == nullptr || q->preempt_mode.empty()) return part;
   if (q->preempt_mode == "CANCEL") return PreemptMode::kCancel;
   if (q->preempt_mode == "OFF") return PreemptMode::kOff;

@@ -144,8 +144,8 @@ TEST(SlurmMemoryPreemption, OnlyTheMemoryNeededIsFreed) {
   JobId b = MustSubmit(w, MemJob("alice", "spot", 1, 1, 1536, FromSeconds(3000)));
   Advance(w, 0);
   JobId high = SubmitAndSchedule(w, MemJob("bob", "high", 1, 1, 2048, FromSeconds(15)));
-  const int taken = (J(w, a).state == JobState::kCompleting) + (J(w, b).state ==
-                                                                 JobState::kCompleting);
+  const int taken =
+      (J(w, a).state == JobState::kCompleting) + (J(w, b).state == JobState::kCompleting);
   EXPECT_EQ(taken, 1);
   Advance(w, FromSeconds(1));
   EXPECT_EQ(J(w, high).state, JobState::kRunning);
@@ -178,8 +178,7 @@ TEST(SlurmMemoryBackfill, ReservationCountsMemoryFreedByEndingJobs) {
   }
   Advance(w, 0);
   JobId wide = MustSubmit(w, MemJob("alice", "spot", 4, 1, 2048, FromSeconds(4), FromSeconds(60)));
-  JobId longer =
-      MustSubmit(w, MemJob("bob", "spot", 1, 1, 3072, FromSeconds(3), FromSeconds(300)));
+  JobId longer = MustSubmit(w, MemJob("bob", "spot", 1, 1, 3072, FromSeconds(3), FromSeconds(300)));
   JobId quick = MustSubmit(w, MemJob("bob", "spot", 1, 1, 512, FromSeconds(3), FromSeconds(60)));
   Advance(w, 0);
   EXPECT_EQ(J(w, wide).state, JobState::kPending);
@@ -187,7 +186,7 @@ TEST(SlurmMemoryBackfill, ReservationCountsMemoryFreedByEndingJobs) {
   EXPECT_EQ(J(w, longer).state, JobState::kPending);  // would hold n4's memory past the plan
   EXPECT_EQ(J(w, longer).reason, "Priority");
   EXPECT_EQ(J(w, quick).state, JobState::kRunning);  // ends at +60 s, before the plan
-  EXPECT_EQ(w.PlacementString(J(w, quick)), "n4");
+  EXPECT_EQ(w.PlacementString(J(w, quick)), "n1");   // best fit by GPUs (the peer: n1 too)
   Advance(w, FromSeconds(101));
   EXPECT_EQ(J(w, wide).state, JobState::kRunning);
   EXPECT_EQ(J(w, longer).state, JobState::kPending);

@@ -128,10 +128,10 @@ TEST(SlurmQosLimits, MaxSubmitJobsPerUserRefusesTheSubmit) {
   EXPECT_EQ(s.message(),
             "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
             "limits)");
-  EXPECT_TRUE(w.SubmitSlurmJob(r).ok());   // the third
-  EXPECT_FALSE(w.SubmitSlurmJob(r).ok());  // a fourth
+  EXPECT_TRUE(w.SubmitSlurmJob(r).ok());                              // the third
+  EXPECT_FALSE(w.SubmitSlurmJob(r).ok());                             // a fourth
   EXPECT_TRUE(w.SubmitSlurmJob(SlurmJob("bob", "spot", 1, 8)).ok());  // another user, QOS normal
-  Advance(w, FromSeconds(400));  // all three done: room again
+  Advance(w, FromSeconds(400));                                       // all three done: room again
   EXPECT_TRUE(w.SubmitSlurmJob(r).ok());
 }
 
@@ -150,8 +150,8 @@ TEST(SlurmQosLimits, MaxWallPendsOrRefusesWithDenyOnLimitAndCapsUnsetLimits) {
   c.clusters[0].qos[0].flags = {"DenyOnLimit"};
   World deny = MakeWorld(c);
   absl::Status s =
-      deny.SubmitSlurmJob(InQos(SlurmJob("alice", "spot", 1, 1, FromSeconds(10), FromSeconds(1200)),
-                                "low"))
+      deny.SubmitSlurmJob(
+              InQos(SlurmJob("alice", "spot", 1, 1, FromSeconds(10), FromSeconds(1200)), "low"))
           .status();
   EXPECT_EQ(ReasonOf(s), Reason::kAccountingPolicy);
 }
@@ -172,7 +172,7 @@ TEST(SlurmQosLimits, GrpJobsAndGrpTresKeepJobsPending) {
   EXPECT_EQ(J(w, b).state, JobState::kRunning);
   EXPECT_EQ(J(w, d).reason, "QOSGrpJobsLimit");  // the QOS's jobs of every user
   EXPECT_EQ(J(w, g1).state, JobState::kRunning);
-  EXPECT_EQ(J(w, g2).reason, "QOSGrpGRES");    // 8 + 8 > 12
+  EXPECT_EQ(J(w, g2).reason, "QOSGrpGRES");       // 8 + 8 > 12
   EXPECT_EQ(J(w, g3).state, JobState::kRunning);  // 8 + 4 <= 12
   Advance(w, FromSeconds(101));
   EXPECT_EQ(J(w, d).state, JobState::kRunning);
