@@ -429,9 +429,10 @@ int main(int argc, char** argv) {
       ftotal += v.decisions;
       fagree += v.agree;
       features << absl::StrFormat("  %-20s %9d %8d  %s\n", name, v.decisions, v.agree,
-                                  v.not_modelled    ? "features: not modelled yet"
-                                  : v.diffs.empty() ? "agrees"
-                                                    : "differs");
+                                  v.not_modelled     ? "features: not modelled yet"
+                                  : !v.diffs.empty() ? "differs"
+                                  : v.explained      ? "explained"
+                                                     : "agrees");
       if (verbose || !v.diffs.empty()) {
         for (const auto& d : v.diffs) features << "      " << d << "\n";
         for (const auto& d : emu.errors) features << "      " << d << "\n";
