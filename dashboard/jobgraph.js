@@ -123,7 +123,7 @@ export function dependencyGraph(job, all, stateOf, onPick) {
   if (!up.length && !down.length) return null;
   const cols = [[...new Map(up.map((e) => [e.from.key, e.from])).values()], [me],
     [...new Map(down.map((e) => [e.to.key, e.to])).values()]];
-  const W = 180, BW = 120, BH = 26, GAP = 12;
+  const W = 250, BW = 120, BH = 26, GAP = 12;
   const rows = Math.max(...cols.map((c) => c.length), 1);
   const height = rows * (BH + GAP) + GAP;
   const pos = new Map();
