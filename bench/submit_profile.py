@@ -24,6 +24,34 @@ import limit_anchor as la  # noqa: E402  (nginx, load driver, build paths)
 import run_bench as rb  # noqa: E402
 
 
+def cpu_seconds(pid):
+    """user + system CPU seconds of a process so far (/proc/<pid>/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def nginx_workers(master):
+    with open("/proc/%d/task/%d/children" % (master, master)) as f:
+        return [int(x) for x in f.read().split()]
+
+
+def drive(port, tpl, label, pid=0):
+    """req/s, and with a pid the CPU microseconds that process spent per answered request
+    (no warm-up: every request driven is counted). CPU per request is what a loaded machine
+    does not distort much; req/s is what the neighbours leave."""
+    rb.CONNECTIONS, rb.DURATION = la.CONNECTIONS, la.DURATION
+    pids = pid if isinstance(pid, list) else ([pid] if pid else [])
+    c0 = sum(cpu_seconds(p) for p in pids)
+    r = rb.http_load(port, [tpl], label, duration=la.DURATION, connections=la.CONNECTIONS,
+                     warmup=0)
+    c1 = sum(cpu_seconds(p) for p in pids)
+    t = r["total"]
+    n = sum(t["status"].values()) if isinstance(t.get("status"), dict) else 0
+    return {"rps": t["rps"], "requests": n, "cpu_us": (c1 - c0) * 1e6 / n if pids and n else 0.0,
+            "errors": r["errors"] + r.get("unexpected_status", 0)}
+
+
 def templates(port):
     ch = rb.cloudru_headers(port)
     envelope = "/v1beta1/" + rb.CLUSTER + ":callSlurmRestApi"
@@ -62,7 +90,7 @@ def main():
                     rec = subprocess.Popen(["perf", "record", "-F", "499", "--call-graph",
                                             "dwarf,16384", "-p", str(srv.pid), "-o", data],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                ours = la.load(srv.port, tpl, "ours " + key, la.CONNECTIONS)
+                ours = drive(srv.port, tpl, "ours " + key, srv.pid)
                 if rec:
                     rec.send_signal(2)
                     rec.wait()
@@ -70,18 +98,21 @@ def main():
                 srv.stop()
             static = {"method": "POST", "target": "/" + rel, "body": tpl["body"],
                       "headers": {"Content-Type": "application/json"}}
-            limit = la.load(ng.port, static, "nginx " + key, la.CONNECTIONS)
+            limit = drive(ng.port, static, "nginx " + key, nginx_workers(ng.proc.pid))
             rows.append((key, len(body), ours, limit))
     finally:
         ng.stop()
     cloud = rows[0][2]["rps"] or 1.0
+    cloud_cpu = rows[0][2]["cpu_us"] or 1.0
     print("| submit | answer bytes | ours req/s | nginx req/s | fraction of nginx | "
-          "Cloud.ru / this |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+          "Cloud.ru req/s / this | server CPU us/request | / Cloud.ru's | nginx CPU us/request | "
+          "nginx CPU / ours |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for key, size, ours, limit in rows:
-        print("| %s | %d | %.0f | %.0f | %.2f | %.2f |" % (
+        print("| %s | %d | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.1f | %.2f |" % (
             key, size, ours["rps"], limit["rps"], ours["rps"] / (limit["rps"] or 1.0),
-            cloud / (ours["rps"] or 1.0)))
+            cloud / (ours["rps"] or 1.0), ours["cpu_us"], ours["cpu_us"] / cloud_cpu,
+            limit["cpu_us"], limit["cpu_us"] / (ours["cpu_us"] or 1.0)))
     print(json.dumps({"machine": rb.machine(), "load": os.getloadavg()}))
 
 
