@@ -38,6 +38,25 @@ namespace schedemu {
 
 namespace {
 
+// How many distinct nodes a placement uses (no allocation for the usual few workers; this runs
+// for every preemption candidate of every preemption plan).
+size_t DistinctNodes(const std::vector<WorkerPlacement>& placement) {
+  if (placement.size() <= 32) {
+    size_t n = 0;
+    for (size_t k = 0; k < placement.size(); ++k) {
+      bool seen = false;
+      for (size_t i = 0; i < k && !seen; ++i) seen = placement[i].node == placement[k].node;
+      n += seen ? 0 : 1;
+    }
+    return n;
+  }
+  std::vector<NodeIndex> nodes;
+  nodes.reserve(placement.size());
+  for (const WorkerPlacement& wp : placement) nodes.push_back(wp.node);
+  std::sort(nodes.begin(), nodes.end());
+  return static_cast<size_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+}
+
 // From victims streamed in preference order: the shortest feasible prefix, minus victims off
 // the chosen nodes, minus every victim that is not needed (last added first).
 std::optional<PreemptionPlanner::Plan> PlanFromOrder(
@@ -164,9 +183,8 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
     const Job& v = JobIndexes::JobAt(w, id);
     if (v.state != JobState::kRunning || !Placement::TouchesPools(w, s, v)) continue;
     if (by_qos && !QosPolicy::MayPreempt(w, j, v)) continue;
-    absl::flat_hash_set<NodeIndex> on;
-    for (const WorkerPlacement& wp : v.placement) on.insert(wp.node);
-    order.push_back({by_qos ? QosPolicy::PreemptOrder(w, v) : rank, on.size(), v.slurm_job_id, id});
+    order.push_back({by_qos ? QosPolicy::PreemptOrder(w, v) : rank, DistinctNodes(v.placement),
+                     v.slurm_job_id, id});
   }
   if (order.empty()) return std::nullopt;
   // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the

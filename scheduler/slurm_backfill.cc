@@ -304,7 +304,8 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     std::string_view why = fits_now ? "Priority" : "Resources";
     if (!fits_now && advance_resv) why = Reservations::BlockedReason(w, j).value_or(why);
     SetReason(j, why);
-    if (!res) res = ComputeReservation(w, j, s());
+    // The main pass reads no reservation (it does not look past a blocked job).
+    if (!res && backfill) res = ComputeReservation(w, j, s());
     if (key) failed.FindOrInsert(*key, key_hash);
     block(j);
   }
