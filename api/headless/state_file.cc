@@ -272,6 +272,8 @@ absl::Status RestoreState(Emulator& live, const StateSnapshot& snap,
   if (absl::Status s = replay.Load(base->world, base->text); !s.ok()) return s;
   replay.control().Reseed(replay.WithWorld([](World& w) { return w.config().seed; }));
   replay.control().SetBaseScenario(image ? snap.base_scenario : base->text);
+  // The routes before the saved state: building them reseeds the fault generator.
+  InProcessApi api(AllRouteGroups(replay));
   if (image) {
     auto corrupt = [&](const std::string& what, const absl::Status& s) {
       return absl::InvalidArgumentError(
@@ -295,7 +297,6 @@ absl::Status RestoreState(Emulator& live, const StateSnapshot& snap,
       w.clock() = Clock(Clock::Mode::kManual, w.now(), w.clock().speed(), replay.wall());
     });
   }
-  InProcessApi api(AllRouteGroups(replay));
   TimeMs last = snap.saved_at;
   auto apply = [&](const JournalEntry& e) {
     replay.WithWorld([&](World& w) {
