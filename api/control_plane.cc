@@ -209,8 +209,12 @@ std::optional<FaultRule> ControlPlane::Fire(std::string_view dialect, std::strin
 std::optional<uint64_t> ControlPlane::Journal(JournalEntry entry) {
   std::lock_guard<std::mutex> lock(mu_);
   std::optional<uint64_t> ticket;
-  if (sink_) ticket = sink_->Append(entry);
-  journal_.push_back(std::move(entry));
+  ++journal_size_;
+  if (sink_) {
+    ticket = sink_->Append(entry);
+  } else {
+    journal_.push_back(std::move(entry));
+  }
   return ticket;
 }
 
@@ -226,11 +230,17 @@ void ControlPlane::WaitDurable(uint64_t ticket) {
 void ControlPlane::SetJournalSink(std::shared_ptr<JournalSink> sink) {
   std::lock_guard<std::mutex> lock(mu_);
   sink_ = std::move(sink);
+  if (sink_) journal_ = {};  // the sink keeps them: memory stays flat
 }
 
 size_t ControlPlane::JournalSize() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return journal_.size();
+  return journal_size_;
+}
+
+void ControlPlane::SetJournalSize(size_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  journal_size_ = n;
 }
 
 std::vector<JournalEntry> ControlPlane::JournalEntries() const {
@@ -255,8 +265,25 @@ void ControlPlane::CopyStateFrom(const ControlPlane& other) {
   faults_ = other.faults_;
   next_fault_ = other.next_fault_;
   snapshots_ = other.snapshots_;
-  journal_ = other.journal_;
+  journal_ = sink_ ? std::vector<JournalEntry>{} : other.journal_;
+  journal_size_ = other.journal_size_;
   base_scenario_ = other.base_scenario_;
+}
+
+ControlPlaneState ControlPlane::ExportState() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ControlPlaneState{rng_.State(), faults_, next_fault_, snapshots_};
+}
+
+bool ControlPlane::ImportState(ControlPlaneState state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SeededRng rng;
+  if (!rng.SetState(state.rng)) return false;
+  rng_ = rng;
+  faults_ = std::move(state.faults);
+  next_fault_ = state.next_fault;
+  snapshots_ = std::move(state.snapshots);
+  return true;
 }
 
 void ControlPlane::SaveSnapshot(const std::string& name, const World& world) {

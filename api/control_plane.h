@@ -84,6 +84,15 @@ class JournalSink {
   virtual void WaitDurable(uint64_t ticket) = 0;
 };
 
+// What a state file keeps of a control plane (api/headless/state_file.h): the fault rules with
+// their counters, the fault generator and the named snapshots.
+struct ControlPlaneState {
+  std::string rng;  // SeededRng::State()
+  std::vector<FaultRule> faults;
+  int64_t next_fault = 1;
+  std::map<std::string, World> snapshots;
+};
+
 class ControlPlane {
  public:
   explicit ControlPlane(uint64_t seed = 0) : rng_(seed) {}
@@ -107,18 +116,24 @@ class ControlPlane {
   void BumpWorldGeneration() { ++world_generation_; }
 
   // ---- journal ----
-  // Keeps the entry; with a sink also appends it there and returns the ticket to wait for.
+  // Counts the entry; with a sink appends it there and returns the ticket to wait for, without
+  // one keeps it in memory (JournalEntries: in-process tests and the format-3 bench).
   std::optional<uint64_t> Journal(JournalEntry entry);
   // Waits until the entry of `ticket` is durable (no-op without a sink).
   void WaitDurable(uint64_t ticket);
   void SetJournalSink(std::shared_ptr<JournalSink> sink);
   std::vector<JournalEntry> JournalEntries() const;
+  // Entries journaled since the world's first start (a restore from a snapshot sets it).
   size_t JournalSize() const;
+  void SetJournalSize(size_t n);
   // The scenario text the journal starts from (the one `serve` started with).
   void SetBaseScenario(const std::string& text);
   std::string BaseScenario() const;
   // Replaces faults, snapshots, the fault generator and the journal with `other`'s.
   void CopyStateFrom(const ControlPlane& other);
+  ControlPlaneState ExportState() const;
+  // False (nothing changed) when `state.rng` is not a generator state.
+  bool ImportState(ControlPlaneState state);
 
   // ---- snapshots ----
   void SaveSnapshot(const std::string& name, const World& world);
@@ -133,7 +148,8 @@ class ControlPlane {
   int64_t next_fault_ = 1;
   std::map<std::string, World> snapshots_;
   std::atomic<uint64_t> world_generation_{0};
-  std::vector<JournalEntry> journal_;
+  std::vector<JournalEntry> journal_;  // only without a sink
+  size_t journal_size_ = 0;
   std::shared_ptr<JournalSink> sink_;
   std::string base_scenario_;
 };

@@ -5,12 +5,13 @@
    always: the real binary, a fresh state file, bench/http_load at 16 keep-alive connections
    posting direct-slurmrestd job submits for DURATION seconds (manual clock). Reports
    submits/s, p50 and p99, and the ratio to --fsync never.
-2. Restart time against history length (bench/durability_restart): 10k and 100k journaled
-   requests (1M on demand: --sizes 10000,100000,1000000, > 10 GB of memory), all in the snapshot (a clean stop) or all in the log (a SIGKILL before any
-   snapshot).
+2. Restart time against history length and live state (bench/durability_restart): 10k, 100k
+   and 1M requests of history over the same 1,000 live jobs, and 1k, 10k, 100k live jobs; the
+   format-4 snapshot (the live state) against the format-3 one (the journal, replayed).
 
   /usr/bin/python3 bench/durability_bench.py [--build build/test] [--duration 8]
-      [--sizes 10000,100000] [--out bench/results/durability.json]
+      [--history 10000,100000,1000000] [--live-sizes 1000,10000,100000] [--skip-throughput]
+      [--out bench/results/durability.json]
 
 Needs the targets schedemu, http_load and durability_restart built in --build.
 """
@@ -75,8 +76,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "test"))
     ap.add_argument("--duration", type=float, default=8)
-    # 1000000 needs > 10 GB of memory today (the journal is kept in memory: docs/durability.md).
-    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--history", default="10000,100000,1000000")
+    ap.add_argument("--live-sizes", default="1000,10000,100000")
+    ap.add_argument("--skip-throughput", action="store_true")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     workdir = tempfile.mkdtemp(prefix="schedemu-durability-bench-")
@@ -84,22 +86,27 @@ def main():
     try:
         # serve's default --threads with --state-file (16), and batch at 2 threads (the default
         # without --state-file) to show what the waiting threads buy.
-        for mode, threads in (("never", None), ("batch", None), ("always", None), ("batch", 2)):
+        modes = () if args.skip_throughput else (("never", None), ("batch", None),
+                                                  ("always", None), ("batch", 2))
+        for mode, threads in modes:
             r = throughput(args.build, mode, args.duration, workdir, threads)
             result["throughput"].append(r)
             print(f"--fsync {mode:6s} --threads {str(r['threads']):7s} {r['submits_per_s']:7d} "
                   f"submits/s  p50 {r['p50_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms  {r['status']}",
                   flush=True)
-        never = result["throughput"][0]["submits_per_s"] or 1
+        never = result["throughput"][0]["submits_per_s"] if modes else 1
         for r in result["throughput"]:
             r["vs_never"] = round(r["submits_per_s"] / never, 3)
-        out = subprocess.run([os.path.join(args.build, "bench", "durability_restart"), "--sizes",
-                              args.sizes, "--dir", os.path.join(workdir, "restart"), "--json"],
+        out = subprocess.run([os.path.join(args.build, "bench", "durability_restart"),
+                              "--history", args.history, "--live-sizes", args.live_sizes,
+                              "--dir", os.path.join(workdir, "restart"), "--json"],
                              capture_output=True, text=True, check=True)
         result["restart"] = json.loads(out.stdout)
+        print("case      history  live jobs  restart ms  snapshot bytes  v3 restart ms  v3/v4")
         for r in result["restart"]:
-            print(f"history {r['history']:8d} in {r['layout']:8s} restart {r['restart_s']:8.3f} s"
-                  f"  ({r['restart_s'] / r['history'] * 1e6:.1f} us/request)", flush=True)
+            print(f"{r['case']:8s} {r['history']:8d} {r['live_jobs']:10d} {r['restart_ms']:11.1f}"
+                  f" {r['snapshot_bytes']:15d} {r.get('v3_restart_ms', 0):14.1f}"
+                  f" {r.get('ratio', 0):6.0f}", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.out:

@@ -1,5 +1,7 @@
 #include "scheduler/rng.h"
 
+#include <sstream>
+
 namespace schedemu {
 
 double SeededRng::NextDouble() {
@@ -32,6 +34,21 @@ std::string SeededRng::Uuid4() {
   h[16] = kVariant[(h[16] >= 'a' ? h[16] - 'a' + 10 : h[16] - '0') & 3];
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
          "-" + h.substr(20, 12);
+}
+
+std::string SeededRng::State() const {
+  std::ostringstream out;
+  out << engine_;
+  return out.str();
+}
+
+bool SeededRng::SetState(const std::string& state) {
+  std::istringstream in(state);
+  std::mt19937_64 engine;
+  in >> engine;
+  if (in.fail()) return false;
+  engine_ = engine;
+  return true;
 }
 
 }  // namespace schedemu

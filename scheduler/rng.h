@@ -19,6 +19,10 @@ class SeededRng {
   std::string Uuid4();
   // Lowercase hex string of `n` characters.
   std::string Hex(int n);
+  // The generator's whole state as text, and back (false when `state` is not one): a restored
+  // world draws the same numbers next (scheduler/world_image.h).
+  std::string State() const;
+  bool SetState(const std::string& state);
 
  private:
   std::mt19937_64 engine_;

@@ -54,6 +54,7 @@ class TimerQueue {
   bool HasNonPurge() const { return static_cast<int64_t>(set_.size()) > purges_; }
 
  private:
+  friend struct WorldImage;  // scheduler/world_image.cc
   std::set<TimedEvent> set_;
   int64_t next_seq_ = 1;
   int64_t purges_ = 0;  // kPurge timers in set_

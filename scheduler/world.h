@@ -246,6 +246,7 @@ class World {
   friend struct Dependencies;       // dependencies.cc: Slurm job dependencies
   friend struct SlurmOps;           // slurm_ops.cc: Slurm submit and signal
   friend struct QosLimits;          // qos_limits.cc: AccountingStorageEnforce
+  friend struct WorldImage;         // world_image.cc: the world as bytes (state files)
 
   WorldConfig config_;
   Clock clock_;

@@ -45,18 +45,18 @@ absl::StatusOr<std::shared_ptr<DurableState>> DurableState::Open(Emulator& emu,
     std::lock_guard<std::mutex> order(emu.journal_order());
     StateSnapshot first = TakeSnapshot(emu, st->lineage_);
     if (absl::Status s = WriteStateFile(path, first); !s.ok()) return s;
-    auto log = WriteAheadLog::Create(log_path, st->lineage_, first.journal.size(), options.fsync);
+    auto log = WriteAheadLog::Create(log_path, st->lineage_, first.next_seq, options.fsync);
     if (!log.ok()) return log.status();
     st->wal_ = std::move(*log);
-    st->snapshot_seq_ = first.journal.size();
+    st->snapshot_seq_ = first.next_seq;
     emu.control().SetJournalSink(st);
     return st;
   }
 
-  const uint64_t snap_end = snap->journal.size();
+  const uint64_t snap_end = snap->next_seq;
   std::vector<JournalEntry> tail;
   if (wal.ok()) {
-    if (snap->version < kStateFileVersion || wal->lineage != snap->lineage) {
+    if (snap->version < 3 || wal->lineage != snap->lineage) {
       return Refuse(absl::StrCat(log_path, ": the write-ahead log does not continue the snapshot ",
                                  path, " (another server's state); nothing was changed"));
     }
@@ -95,16 +95,20 @@ absl::StatusOr<std::shared_ptr<DurableState>> DurableState::Open(Emulator& emu,
     if (!log.ok()) return log.status();
     st->wal_ = std::move(*log);
     st->snapshot_seq_ = snap_end;
+    // A format-3 snapshot (the journal) is upgraded at once: the state, and the log cut behind.
+    if (snap->version < kStateFileVersion) {
+      if (absl::Status s = st->Snapshot(); !s.ok()) return s;
+    }
   } else {
     // An older state file, or a crash between the snapshot and the log's creation: a snapshot
     // of this lineage first, then the log after it.
     std::lock_guard<std::mutex> order(emu.journal_order());
     StateSnapshot now = TakeSnapshot(emu, st->lineage_);
     if (absl::Status s = WriteStateFile(path, now); !s.ok()) return s;
-    auto log = WriteAheadLog::Create(log_path, st->lineage_, now.journal.size(), options.fsync);
+    auto log = WriteAheadLog::Create(log_path, st->lineage_, now.next_seq, options.fsync);
     if (!log.ok()) return log.status();
     st->wal_ = std::move(*log);
-    st->snapshot_seq_ = now.journal.size();
+    st->snapshot_seq_ = now.next_seq;
   }
   emu.control().SetJournalSink(st);
   return st;
@@ -144,7 +148,7 @@ absl::Status DurableState::Snapshot() {
     std::lock_guard<std::mutex> order(emu_.journal_order());
     snap = TakeSnapshot(emu_, lineage_);
   }
-  const uint64_t end = snap.journal.size();
+  const uint64_t end = snap.next_seq;
   if (absl::Status s = WriteStateFile(path_, snap); !s.ok()) return s;
   if (absl::Status s = wal_->TruncateBefore(end); !s.ok()) return s;
   snapshot_seq_ = end;

@@ -1,20 +1,25 @@
 // The snapshot of `serve --state-file F` (the file F itself; the log behind it is F.wal,
-// api/headless/wal.h, and api/headless/durable_state.h drives both). A world is a pure function
-// of (scenario, seed, requests), so the snapshot holds the scenario the server started with, the
-// seed, the journal of every request that changed state (api/control/journal.h) with the virtual
-// time each was applied at, and the virtual time of the save. Restoring replays the journal
-// in-process through every route group on the manual clock and moves the result into the live
-// emulator. The file keeps no credential: the base scenario keeps digests in place of its
-// secrets (ScenarioWithDigests) and the journal entries carry credential digests.
+// api/headless/wal.h, and api/headless/durable_state.h drives both).
 //
-// Format 3 (written): one header line, then the JSON document:
-//   "schedemu-state 3 <JSON byte length> <CRC-32C of the JSON, 8 hex digits>\n"
-//   {"version":3,"lineage":"<16 hex>","next_seq":N,"base_scenario":...,"seed":...,
-//    "saved_at":T,"journal":[...]}
-// `next_seq` is the number of journal entries (the log continues at record next_seq) and
-// `lineage` is the id the log's header must carry. A length or checksum that does not match is a
-// corrupt snapshot; a higher format is refused as newer. Formats 1 and 2 (bare JSON, no log) are
-// still read.
+// Format 4 (written) holds the live state: the scheduler World as scheduler/world_image.h
+// encodes it, the control plane (fault rules with their counters, the fault generator, named
+// snapshots as world images), the scenario now loaded and the one the server started with, and
+// the number of journal records the state includes. Restoring decodes it and replays only the
+// log's records past it, so a restart costs what the live state costs, not what the history did.
+// One header line, then the binary body (scheduler/image_io.h's encoding):
+//   "schedemu-state 4 <body byte length> <CRC-32C of the body, 8 hex digits>\n"
+//   body: u64 lineage | u64 next_seq | i64 saved_at | optional<u64> seed | base scenario |
+//         scenario | fault generator | fault rules | next fault id | named snapshots | world
+//
+// Formats 1-3 (still read, upgraded on the first start) held the journal of every request
+// instead: restoring replays it in-process through every route group on the manual clock. Format
+// 3 is the same frame around {"version":3,"lineage":"<16 hex>","next_seq":N,"base_scenario":...,
+// "seed":...,"saved_at":T,"journal":[...]}; 1 and 2 are bare JSON. A length or checksum that does
+// not match is a corrupt snapshot; a higher format is refused as newer.
+//
+// No format keeps a credential: the scenarios keep digests in place of their secrets
+// (ScenarioWithDigests), the world images are written redacted, journal entries carry credential
+// digests. JWT keys (inline or jwt_key_file) come back from the scenario on restore.
 #ifndef SCHEDEMU_API_HEADLESS_STATE_FILE_H_
 #define SCHEDEMU_API_HEADLESS_STATE_FILE_H_
 
@@ -31,7 +36,7 @@
 
 namespace schedemu::api {
 
-inline constexpr int kStateFileVersion = 3;
+inline constexpr int kStateFileVersion = 4;
 
 struct StateSnapshot {
   int version = kStateFileVersion;
@@ -39,17 +44,29 @@ struct StateSnapshot {
   std::string base_scenario;  // with digests in place of secrets
   std::optional<uint64_t> seed;
   TimeMs saved_at = 0;
-  std::vector<JournalEntry> journal;  // next_seq = journal.size()
+  uint64_t next_seq = 0;  // the journal records the state includes (the log continues there)
+  // Formats 1-3: the journal (next_seq = journal.size()).
+  std::vector<JournalEntry> journal;
+  // Format 4: the live state.
+  std::string scenario;  // the scenario loaded now, with digests
+  std::string control_rng;
+  std::vector<FaultRule> faults;
+  int64_t next_fault = 1;
+  std::vector<std::pair<std::string, std::string>> named_snapshots;  // name, world image
+  std::string world;                                                 // world image
 };
 
 // A journal entry as one JSON document (the log's record payload) and back.
 std::string EncodeJournalEntry(const JournalEntry& entry);
 absl::StatusOr<JournalEntry> DecodeJournalEntry(std::string_view text);
 
-// The snapshot of the emulator now (the caller holds Emulator::journal_order() so that the
-// journal and the world agree).
+// The snapshot of the emulator now, format 4 (the caller holds Emulator::journal_order() so that
+// the journal count and the world agree).
 StateSnapshot TakeSnapshot(Emulator& emulator, uint64_t lineage);
 std::string EncodeStateFile(const StateSnapshot& snapshot);
+// Format 3 of `snapshot.journal` (what earlier releases wrote: upgrade tests and the restart
+// bench's comparison).
+std::string EncodeJournalStateFile(const StateSnapshot& snapshot);
 // Writes atomically: F.tmp, fsync, rename over F, fsync the directory.
 absl::Status WriteStateFile(const std::string& path, const StateSnapshot& snapshot);
 // NotFound when there is no file; InvalidArgument naming the file, one line, when it cannot be

@@ -328,7 +328,7 @@ TEST(DurableStateTest, ASnapshotOfAnotherServerOrFormatIsRefused) {
 
   // A newer format.
   std::string newer = a_snapshot;
-  newer.replace(0, std::string("schedemu-state 3").size(), "schedemu-state 4");
+  newer.replace(0, std::string("schedemu-state 4").size(), "schedemu-state 5");
   Write(a, newer);
   {
     Server s(a);

@@ -13,9 +13,12 @@ and the next round submits on top of everything before. Each round's files carry
 history (snapshots every 50 records, so several snapshots and log truncations happen).
 
 Part 2, determinism: the same request sequence (submits in every dialect, clock advances, a
-fault rule, cancels) against one server without a restart and against another that is
-SIGKILLed in the middle and restarted: the event logs (GET /emulator/v1/events) are
-byte-identical.
+fault rule with coin flips and one counting calls, a behaviour rule, a spot job preempted and
+requeued by a gpu job, a reservation with its timers, a minted token, cancels) against one server
+without a restart, against another that is SIGKILLed in the middle and restarted (its log
+replayed behind the last snapshot), and against a third stopped in the middle (a snapshot on
+shutdown) and restarted right after it, then SIGKILLed at the end: the event logs
+(GET /emulator/v1/events) and the Slurm and Cloud.ru job lists are byte-identical.
 
 Part 3, early refusal: a Vertex envelope whose Content-Length declares 2 MB (past the envelope's
 1 MB) is answered at once with Google's INVALID_ARGUMENT, without any body sent, and the
@@ -269,9 +272,24 @@ def crash_rounds(workdir, rounds, seed, check):
     return ledger, losses
 
 
+def spot_job(tag, partition, nodes, seconds):
+    return {"script": f"#!/bin/bash\nsleep {seconds}",
+            "job": {"name": tag, "partition": partition, "nodes": str(nodes),
+                    "tres_per_node": "gres/gpu:8", "current_working_directory": "/home/demo",
+                    "environment": ["PATH=/bin"]}}
+
+
 def sequence():
     """A fixed request sequence (method, path, body, headers) in every dialect."""
-    seq = []
+    seq = [("POST", "/emulator/v1/behaviour-rules",
+            {"match": {"name_pattern": "long-*"}, "behaviour": {"runtime": "2h"}}, {}),
+           ("POST", "/slurm/v0.0.42/job/submit", spot_job("long-spot", "spot", 2, 3600),
+            SLURM_HEADERS),
+           ("POST", "/emulator/v1/clusters/demo-cluster/reservations",
+            {"name": "maint", "nodes": ["a3-3"], "users": ["root"], "duration": "1h",
+             "start_after": "3h"}, {}),
+           ("POST", "/emulator/v1/faults",
+            {"match": {"dialect": "cloudru", "method": "POST"}, "status": 500, "nth": 20}, {})]
     for i in range(12):
         seq.append(("POST", "/public/v2/jobs", cloudru_job(f"d{i}"), "cloudru"))
         seq.append(("POST", ENVELOPE, {"method": "HTTP_METHOD_POST",
@@ -282,12 +300,16 @@ def sequence():
             seq.append(("POST", "/emulator/v1/faults",
                         {"match": {"dialect": "slurm", "method": "POST"}, "status": 503,
                          "probability": 0.3}, {}))
+        if i == 5:
+            seq.append(("POST", "/slurm/v0.0.42/job/submit",
+                        spot_job("long-urgent", "gpu", 3, 900), SLURM_HEADERS))
         if i % 3 == 2:
             seq.append(("POST", "/emulator/v1/clock/advance", {"seconds": 7}, {}))
         if i == 8:
             seq.append(("DELETE", "/slurm/v0.0.42/job/3", None, SLURM_HEADERS))
             seq.append(("POST", "/emulator/v1/nodes/node-1/drain", None, {}))
     seq.append(("POST", "/emulator/v1/clock/advance", {"seconds": 600}, {}))
+    seq.append(("POST", "/emulator/v1/clock/advance", {"seconds": 14400}, {}))
     return seq
 
 
@@ -297,25 +319,41 @@ def play(base, steps, token):
         requests.request(method, base + path, json=body, headers=h, timeout=10)
 
 
+def views(base, token):
+    """The event log and the job lists of both dialects."""
+    return (requests.get(base + "/emulator/v1/events", timeout=30).text,
+            requests.get(base + "/slurm/v0.0.42/jobs", headers=SLURM_HEADERS, timeout=30).text,
+            requests.get(base + "/public/v2/jobs?region=SR008", headers=cloudru_headers(token),
+                         timeout=30).text)
+
+
 def determinism(workdir, check):
     steps = sequence()
     half = len(steps) // 2
     a = Serve(os.path.join(workdir, "a.json"))
-    play(a.base, steps, cloudru_token(a.base))
-    events_a = requests.get(a.base + "/emulator/v1/events", timeout=30).text
+    token = cloudru_token(a.base)
+    play(a.base, steps, token)
+    views_a = views(a.base, token)
     a.stop()
-    b = Serve(os.path.join(workdir, "b.json"))
-    token = cloudru_token(b.base)
-    play(b.base, steps[:half], token)
-    b.kill()
-    b = Serve(os.path.join(workdir, "b.json"))
-    play(b.base, steps[half:], token)
-    events_b = requests.get(b.base + "/emulator/v1/events", timeout=30).text
-    b.stop()
-    check(len(events_a) > 1000, "the sequence makes events")
-    check(events_a == events_b,
-          "event logs differ with a SIGKILL and restart in the middle "
-          f"({len(events_a)} vs {len(events_b)} bytes)")
+    check(len(views_a[0]) > 1000, "the sequence makes events")
+    check('"preempted"' in views_a[0] and '"requeued"' in views_a[0],
+          "the sequence preempts and requeues a job")
+    for how in ("kill", "stop"):
+        path = os.path.join(workdir, f"{how}.json")
+        b = Serve(path)
+        check.eq(cloudru_token(b.base), token, "the same token minted")
+        play(b.base, steps[:half], token)
+        if how == "kill":
+            b.kill()  # the log holds the tail behind the last --snapshot-every 50 snapshot
+        else:
+            check.eq(b.stop(), 0, "a clean stop (a snapshot on shutdown)")
+        b = Serve(path)
+        play(b.base, steps[half:], token)
+        views_b = views(b.base, token)
+        b.kill()
+        for name, x, y in zip(("event logs", "Slurm jobs", "Cloud.ru jobs"), views_a, views_b):
+            check(x == y, f"{name} differ with a {how} and restart in the middle "
+                          f"({len(x)} vs {len(y)} bytes)")
 
 
 def early_refusal(workdir, check):

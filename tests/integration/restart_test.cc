@@ -310,7 +310,7 @@ TEST(RestartTest, StateFileKeepsNoSecretAndTheRestartStillAuthenticates) {
     before = Snapshot(s);
     EXPECT_EQ(s.Stop(), 0);
   }
-  // The snapshot (format 3: a header line, then the JSON) and the write-ahead log beside it.
+  // The snapshot (format 4: a header line, then the state) and the write-ahead log beside it.
   std::string file;
   for (const std::string& path : {state, state + ".wal"}) {
     std::ifstream in(path, std::ios::binary);
@@ -319,10 +319,7 @@ TEST(RestartTest, StateFileKeepsNoSecretAndTheRestartStillAuthenticates) {
     ss << in.rdbuf();
     file += ss.str();
   }
-  ASSERT_THAT(file, ::testing::StartsWith("schedemu-state 3 "));
-  Json parsed = Parse(file.substr(file.find('\n') + 1, file.find("SEMUWAL") - file.find('\n') - 1));
-  ASSERT_TRUE(parsed.is_object()) << file.substr(0, 200);
-  EXPECT_EQ(parsed.value("version", 0), 3);
+  ASSERT_THAT(file, ::testing::StartsWith("schedemu-state 4 "));
   for (const std::string& secret :
        {token, token.substr(token.size() - 20), vertex_token, vertex_token.substr(4),
         std::string("demo-secret"), std::string("wrong-secret-1f3a"),
@@ -330,8 +327,7 @@ TEST(RestartTest, StateFileKeepsNoSecretAndTheRestartStillAuthenticates) {
         std::string("demo-token"), std::string("other-token")}) {
     EXPECT_EQ(file.find(secret), std::string::npos) << "the state file keeps " << secret;
   }
-  EXPECT_THAT(file, ::testing::HasSubstr("[redacted]"));
-  EXPECT_THAT(file, ::testing::HasSubstr("client_secret_sha256"));
+  EXPECT_THAT(file, ::testing::HasSubstr("client_secret_sha256"));  // the digested scenario
 
   TestServer again({"--state-file", state});
   ASSERT_TRUE(again.ok());
