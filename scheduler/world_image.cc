@@ -74,7 +74,7 @@ void Fields(A& a, SlurmClusterConfig& x) {
   a(x.project, x.location, x.name, x.slurm_cluster_name, x.nodes, x.partitions, x.users, x.accounts,
     x.qos, x.licenses, x.first_job_id, x.requeue_delay, x.epilog_time, x.min_job_age,
     x.submit_pass_delay, x.bf_interval, x.bf_resolution, x.time_limit_sweep, x.max_array_size,
-    x.kill_invalid_depend, x.accounting_enforce);
+    x.kill_invalid_depend, x.accounting_enforce, x.preempt_type, x.priority_weight_qos);
   a.Secret(x.jwt_key);
   a(x.slurm_user, x.reservations);
 }
@@ -182,7 +182,7 @@ void Fields(A& a, JobRequest& x) {
 template <class A>
 void Fields(A& a, Job& x) {
   a(x.id, x.request, x.name, x.uid, x.slurm_job_id, x.cluster, x.partition, x.queue, x.allocation,
-    x.region, x.instance_type, x.priority_class, x.priority_rank, x.preemptible, x.state,
+    x.region, x.instance_type, x.priority_class, x.priority_rank, x.qos_priority, x.preemptible, x.state,
     x.after_completing, x.reason, x.held, x.created_at, x.pending_at, x.running_at, x.completed_at,
     x.updated_at, x.restart_count, x.exit_code, x.signal, x.behaviour, x.placement, x.preemptions,
     x.runs, x.generation, x.queue_seq, x.time_limit, x.expected_end, x.completing_until, x.purged,
@@ -202,7 +202,7 @@ void Fields(A& a, PendingShape& x) {
 }
 template <class A>
 void Fields(A& a, PendingKey& x) {
-  a(x.rank, x.seq, x.id, x.shape);
+  a(x.rank, x.prio, x.seq, x.id, x.shape);
 }
 template <class A>
 void Fields(A& a, WorldIndexes& x) {
@@ -234,7 +234,7 @@ SCHEDEMU_IMAGE_SIZE(SlurmUserConfig, 128);
 SCHEDEMU_IMAGE_SIZE(SlurmAccountConfig, 152);
 SCHEDEMU_IMAGE_SIZE(SlurmQosConfig, 376);
 SCHEDEMU_IMAGE_SIZE(ReservationConfig, 168);
-SCHEDEMU_IMAGE_SIZE(SlurmClusterConfig, 456);
+SCHEDEMU_IMAGE_SIZE(SlurmClusterConfig, 496);
 SCHEDEMU_IMAGE_SIZE(PrincipalConfig, 184);
 SCHEDEMU_IMAGE_SIZE(Behaviour, 48);
 SCHEDEMU_IMAGE_SIZE(BehaviourSpec, 72);
@@ -249,17 +249,17 @@ SCHEDEMU_IMAGE_SIZE(Partition, 120);
 SCHEDEMU_IMAGE_SIZE(JobArray, 40);
 SCHEDEMU_IMAGE_SIZE(DependTerm, 24);
 SCHEDEMU_IMAGE_SIZE(Reservation, 208);
-SCHEDEMU_IMAGE_SIZE(SlurmCluster, 608);
+SCHEDEMU_IMAGE_SIZE(SlurmCluster, 648);
 SCHEDEMU_IMAGE_SIZE(Token, 152);
 SCHEDEMU_IMAGE_SIZE(WorkerPlacement, 48);
 SCHEDEMU_IMAGE_SIZE(Preemption, 80);
 SCHEDEMU_IMAGE_SIZE(JobRun, 112);
 SCHEDEMU_IMAGE_SIZE(JobRequest, 712);
-SCHEDEMU_IMAGE_SIZE(Job, 1240);
+SCHEDEMU_IMAGE_SIZE(Job, 1256);
 SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
-SCHEDEMU_IMAGE_SIZE(PendingKey, 64);
+SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
 SCHEDEMU_IMAGE_SIZE(WorldIndexes, 536);
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
 SCHEDEMU_IMAGE_SIZE(World, 3896);
