@@ -5,9 +5,9 @@
 # no benchmarks); each phase's time goes to stderr (scripts/time_fresh_machine.sh reads them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TIMEFORMAT='serve: packages %R s'
+TIMEFORMAT='serve: packages %R s wall, %U s user + %S s sys CPU'
 time scripts/setup.sh serve
-TIMEFORMAT='serve: configure %R s'
+TIMEFORMAT='serve: configure %R s wall, %U s user + %S s sys CPU'
 time cmake --preset release >/dev/null
 TIMEFORMAT='serve: build %R s wall, %U s user + %S s sys CPU'
 time cmake --build build/release --target schedemu -j "$(nproc)"

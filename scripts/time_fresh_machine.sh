@@ -32,6 +32,7 @@ sampler=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   if [ -n "$sampler" ]; then kill "$sampler" 2>/dev/null || true; fi
+  if mountpoint -q "$DIR/dev/pts" 2>/dev/null; then umount "$DIR/dev/pts"; fi
   if mountpoint -q "$DIR/proc" 2>/dev/null; then umount "$DIR/proc"; fi
   # Never remove a tree with something still mounted in it.
   if [ "${SCHEDEMU_FRESH_KEEP:-0}" != "1" ] && [ -d "$DIR" ] && ! grep -q " $DIR/" /proc/mounts; then
@@ -57,6 +58,7 @@ else
 fi
 cp /etc/resolv.conf "$DIR/etc/resolv.conf"
 mount -t proc proc "$DIR/proc"
+mount -t devpts -o newinstance,ptmxmode=0666 devpts "$DIR/dev/pts"
 
 # 2. The checkout, as a newcomer gets it.
 git clone -q --no-hardlinks --branch "$BRANCH" "$REPO" "$DIR/src"
@@ -87,6 +89,9 @@ answer=$(curl -s -o /dev/null -w '%{http_code}' "$url/slurm/v0.0.42/ping" 2>/dev
 
 echo
 grep "^serve:" "$log" || true
+# CPU seconds of the phases (user + sys of serve.sh's children): what the phases cost whatever
+# else the machine runs; on an idle machine the build's wall is about its CPU / the CPUs.
+grep "^serve: .* CPU$" "$log" | awk '{cpu += $(NF-7) + $(NF-3)} END {printf "CPU of the phases: %.0f s\n", cpu}'
 echo "to listening on: $listening s from the start of serve.sh ($url answered /slurm/v0.0.42/ping: $answer)"
 echo "load average after: $(load); 1-minute load sampled every 5 s meanwhile:" \
   "$(sort -n "$loadlog" | awk '{a[NR]=$1; s+=$1} END {if (NR) printf "min %s, mean %.1f, max %s", a[1], s/NR, a[NR]; else print "none"}')"
