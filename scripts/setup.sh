@@ -4,11 +4,15 @@
 # `setup.sh serve` (scripts/serve.sh) installs only what building and serving need.
 set -euo pipefail
 
+# The serve set: the compiler, CMake + Ninja, the headers and libraries of the binary (Boost 1.81
+# is headers only here: Beast and Asio; libboost1.81-dev carries no compiled library), and the
+# system trust store of the unchanged-client mode. About 107 MB of .deb from a minbase bookworm.
 PACKAGES=(
-  cmake ninja-build g++ ccache pkg-config
+  cmake ninja-build g++
   libboost1.81-dev nlohmann-json3-dev libabsl-dev libssl-dev ca-certificates
 )
 if [ "${1:-}" != "serve" ]; then PACKAGES+=(
+  ccache pkg-config
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-requests python3-google-auth python3-jsonschema python3-pytest python3-pip openssl jq
   chromium
