@@ -3,7 +3,7 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/status.hpp>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 
 namespace schedemu {
