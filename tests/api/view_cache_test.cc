@@ -95,11 +95,15 @@ struct Twin {
       for (const auto& [k, v] : headers) r.headers[k] = v;
       r.gathered = cached && gathered == 1;
       HttpResponse res = router->Dispatch(r);
-      if (!r.gathered) EXPECT_TRUE(res.pieces.empty());
+      if (!r.gathered) {
+        EXPECT_TRUE(res.pieces.empty());
+      }
       out[gathered] =
           std::to_string(res.status) + " " + (res.pieces.empty() ? res.body : res.pieces.Flatten());
     }
-    if (twice) EXPECT_EQ(out[0], out[1]) << target;
+    if (twice) {
+      EXPECT_EQ(out[0], out[1]) << target;
+    }
     return out[1];
   }
   bool cached;
