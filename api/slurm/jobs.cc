@@ -143,6 +143,7 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
   ViewCache& cache = call.emu.views();
   const uint64_t revision = call.emu.revision();
   const bool escaped = call.req.escaped;
+  BodyPieces& body = out.pieces.emplace();  // first: WriteHead then opens the "jobs" array
   std::string head;
   WriteHead(head, call, out, cluster_name);
   std::string clock;
@@ -150,7 +151,6 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
     JsonWriter jw(clock);
     WriteNoValTime(jw, w.now());
   }
-  BodyPieces& body = out.pieces.emplace();
   body.Append(head);
   std::string clock_escaped;
   if (escaped) {
