@@ -33,6 +33,9 @@ absl::Status Emulator::Load(WorldConfig config, std::string scenario_text) {
     std::lock_guard<std::mutex> lock(mu_);
     scenario_name_ = std::move(name);
     old = std::exchange(world_, std::make_unique<World>(std::move(*world)));
+    ++revision_;
+    written_ = true;
+    views_.Clear();
     loaded_config_ = std::move(config);
     scenario_text_ = std::move(scenario_text);
   }

@@ -4,6 +4,7 @@
 #ifndef SCHEDEMU_API_EMULATOR_H_
 #define SCHEDEMU_API_EMULATOR_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "api/vertex_answer.h"
+#include "api/view_cache.h"
 #include "scheduler/world.h"
 
 namespace schedemu::api {
@@ -49,13 +51,36 @@ class Emulator {
   // Back to the loaded scenario, same seed.
   absl::Status Reset();
 
-  // Runs f(World&) under the lock, after syncing the world to the clock.
+  // Runs f(World&) under the lock, after syncing the world to the clock. f may change the
+  // world: the revision changes before and after it.
   template <typename F>
   auto WithWorld(F&& f) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!clock_pinned_) world_->Sync();
+    SyncLocked();
+    struct Bump {
+      Emulator& e;
+      ~Bump() {
+        ++e.revision_;
+        e.written_ = true;
+      }
+    } bump{*this};
+    ++revision_;
     return std::forward<F>(f)(*world_);
   }
+  // Runs f(const World&) under the lock, after syncing the world to the clock: a read, which
+  // leaves the revision (and so every cached view) as it is unless the sync itself changed
+  // the world.
+  template <typename F>
+  auto ReadWorld(F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    SyncLocked();
+    return std::forward<F>(f)(std::as_const(*world_));
+  }
+  // Under the lock (inside WithWorld / ReadWorld): the world's revision, different after
+  // anything that may have changed it (a WithWorld call, a timer or a scheduling pass the sync
+  // ran, a new world), and the serialised views cached for it (api/view_cache.h).
+  uint64_t revision() const { return revision_; }
+  ViewCache& views() { return views_; }
 
   // Held by a journaled request from its journal entry to its last change (api/control/journal.h),
   // so the journal's order is the order the requests changed the world in.
@@ -65,7 +90,7 @@ class Emulator {
   // replay at that time is exact even on the realtime clock.
   TimeMs PinClock() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!clock_pinned_) world_->Sync();
+    SyncLocked();
     clock_pinned_ = true;
     return world_->now();
   }
@@ -91,12 +116,29 @@ class Emulator {
   const Clock::WallSource& wall() const { return wall_; }
 
  private:
+  // Syncs the world to the clock. The revision changes when the sync may change the world: a
+  // timer is due (its event and the scheduling pass after it), or the world was written since
+  // the last sync (WithWorld: the pass its changes made due runs now). Moving now() alone is not
+  // a change; the views that show the clock write that part per read (api/view_cache.h).
+  void SyncLocked() {
+    if (clock_pinned_) return;
+    const TimeMs target = std::max(world_->clock().Now(), world_->now());
+    if (written_ || world_->NextEventTime() <= target) ++revision_;
+    const int64_t events = world_->events_emitted();
+    world_->Sync();
+    if (written_ || world_->events_emitted() != events) ++revision_;
+    written_ = false;
+  }
+
   EmulatorOptions options_;
   Clock::WallSource wall_;
   std::mutex journal_order_;
   std::mutex mu_;
   bool clock_pinned_ = false;  // guarded by mu_
   std::unique_ptr<World> world_;
+  uint64_t revision_ = 1;  // guarded by mu_
+  bool written_ = false;   // a WithWorld ran since the last sync, guarded by mu_
+  ViewCache views_;        // guarded by mu_
   WorldConfig loaded_config_;
   std::string scenario_text_;
   std::string scenario_name_;

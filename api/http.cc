@@ -48,6 +48,16 @@ HttpResponse TextResponse(int status, std::string body) {
   return Response(status, "text/plain", std::move(body));
 }
 
+void SetBody(HttpResponse& response, BodyPieces pieces, bool gathered) {
+  if (gathered) {
+    response.body.clear();
+    response.pieces = std::move(pieces);
+  } else {
+    response.body = pieces.Flatten();
+    response.pieces.Clear();
+  }
+}
+
 namespace {
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/body_pieces.h"
+
 namespace schedemu::api {
 
 struct HttpRequest {
@@ -37,6 +39,9 @@ struct HttpRequest {
   // "x-api-key", "x-slurm-user-token", "client_secret"), whose value the journal did not keep.
   // Read through PresentedDigest (api/credentials.h).
   std::map<std::string, std::string, std::less<>> credential_digests;
+  // Set by the server only: the answer may come as HttpResponse::pieces (sent by one gathered
+  // write); in-process callers leave it false and always get `body`.
+  bool gathered = false;
 
   std::optional<std::string_view> Header(std::string_view lowercase_name) const;
   std::optional<std::string_view> Query(std::string_view name) const;  // first value
@@ -60,6 +65,9 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // The body as pieces (api/body_pieces.h) instead of `body`, only when the request was
+  // `gathered` (SetBody): cached views go to the socket without a copy.
+  BodyPieces pieces;
   StreamPoller stream;  // when set, `body` is sent first, then chunks until done
   bool close = false;   // close the connection after this response
   bool drop = false;    // drop the connection without answering (fault injection)
@@ -103,6 +111,8 @@ struct RouteGroup {
 // Small helpers every dialect uses.
 HttpResponse JsonResponse(int status, std::string body);
 HttpResponse TextResponse(int status, std::string body);
+// The body from pieces: kept as pieces when `gathered` (the server sends them), else flattened.
+void SetBody(HttpResponse& response, BodyPieces pieces, bool gathered);
 // Percent-decoding; returns nullopt on a malformed escape. `plus_as_space` for query strings.
 std::optional<std::string> PercentDecode(std::string_view in, bool plus_as_space);
 // Parses "a=1&b=2&a=3" into decoded pairs; nullopt on malformed escapes.

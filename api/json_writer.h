@@ -67,6 +67,7 @@ class JsonWriter {
   // Continues the value just written (no comma): for values assembled from raw pieces.
   void AppendRaw(std::string_view json) { out_.append(json); }
   void AppendInt(int64_t v);
+  size_t size() const { return out_.size(); }  // bytes in the output so far
   JsonWriter& EmptyArray() { return Raw("[]"); }
   JsonWriter& EmptyObject() { return Raw("{}"); }
 

@@ -11,12 +11,18 @@ POST with a fixed body (the captured submit answer). The fraction is ours / ngin
 Routes: Slurm GET job/{id} (direct), GET jobs with 1,000 and 10,000 jobs, the Vertex envelope
 GET job/{id}, Cloud.ru GET jobs/{name} and GET jobs?limit=10, and the three submits.
 
+With SCHEDEMU_BENCH_BASELINE (a schedemu binary built from an earlier commit) each route is also
+driven on that binary, between ours and nginx in the same run: before / after / limit, and whether
+the two answered the same bytes.
+
 Environment (defaults in brackets):
   SCHEDEMU_BENCH_BUILD [build/bench]  where schedemu and http_load are (server/, bench/)
   SCHEDEMU_NGINX [nginx on PATH, else /usr/sbin/nginx]
   SCHEDEMU_BENCH_DURATION [10] seconds per run, SCHEDEMU_BENCH_CONNECTIONS [64]
   SCHEDEMU_BENCH_THREADS [2] our --threads and nginx worker_processes
   SCHEDEMU_BENCH_LIMIT_JOBS_CONNECTIONS [8] connections for the GET jobs (1k/10k) runs
+  SCHEDEMU_BENCH_BASELINE [unset] an earlier schedemu binary to measure beside ours
+  SCHEDEMU_BENCH_ROUTES [all] comma-separated substrings: only the routes whose key has one
 Writes bench/results/limit.json and limit.md; prints the table.
 """
 import json
@@ -38,6 +44,8 @@ DURATION = float(os.environ.get("SCHEDEMU_BENCH_DURATION", "10"))
 CONNECTIONS = int(os.environ.get("SCHEDEMU_BENCH_CONNECTIONS", "64"))
 THREADS = int(os.environ.get("SCHEDEMU_BENCH_THREADS", "2"))
 JOBS_CONNECTIONS = int(os.environ.get("SCHEDEMU_BENCH_LIMIT_JOBS_CONNECTIONS", "8"))
+BASELINE = os.environ.get("SCHEDEMU_BENCH_BASELINE", "")
+ROUTES = [r for r in os.environ.get("SCHEDEMU_BENCH_ROUTES", "").split(",") if r]
 WORK = tempfile.mkdtemp(prefix="schedemu-limit-")
 os.chmod(WORK, 0o755)  # nginx workers run as nobody when started by root
 
@@ -123,7 +131,21 @@ def capture(port, tpl):
     return txt
 
 
-def measure(results, port, docroot, nginx_port, key, tpl, connections):
+def start(binary):
+    """`schedemu serve` of `binary` (ours or the baseline)."""
+    rb.SCHEDEMU = binary
+    try:
+        return rb.Server(["--threads", str(THREADS)])
+    finally:
+        rb.SCHEDEMU = SCHEDEMU
+
+
+def wanted(key):
+    return not ROUTES or any(r in key for r in ROUTES)
+
+
+def measure(results, port, docroot, nginx_port, key, tpl, connections, base=None):
+    """`base`: (port, template) of the baseline server for the same route, or None."""
     body = capture(port, tpl)
     rel = ("post/" if tpl["method"] == "POST" else "get/") + re.sub(r"[^A-Za-z0-9]+", "_", key)
     with open(os.path.join(docroot, rel), "wb") as f:
@@ -132,13 +154,56 @@ def measure(results, port, docroot, nginx_port, key, tpl, connections):
     if tpl["method"] == "POST":
         static["body"] = tpl.get("body")
         static["headers"] = {"Content-Type": "application/json"}
-    ours = load(port, tpl, "ours " + key, connections)
-    limit = load(nginx_port, static, "nginx " + key, connections)
-    frac = ours["rps"] / limit["rps"] if limit["rps"] else 0.0
-    results.append({"route": key, "bytes": len(body), "connections": connections,
-                    "ours": ours, "nginx": limit, "fraction": frac})
-    print("%-34s %8d B  ours %9.0f  nginx %9.0f req/s  fraction %.2f" %
-          (key, len(body), ours["rps"], limit["rps"], frac), flush=True)
+    entry = {"route": key, "bytes": len(body), "connections": connections}
+    if base is not None:
+        base_body = capture(base[0], base[1])
+        entry["same_bytes_as_before"] = base_body == body
+    entry["ours"] = load(port, tpl, "ours " + key, connections)
+    if base is not None:
+        entry["before"] = load(base[0], base[1], "before " + key, connections)
+    entry["nginx"] = load(nginx_port, static, "nginx " + key, connections)
+    limit = entry["nginx"]["rps"]
+    entry["fraction"] = entry["ours"]["rps"] / limit if limit else 0.0
+    line = "%-34s %8d B  ours %9.0f" % (key, len(body), entry["ours"]["rps"])
+    if base is not None:
+        entry["before_fraction"] = entry["before"]["rps"] / limit if limit else 0.0
+        line += "  before %9.0f (%.2f)" % (entry["before"]["rps"], entry["before_fraction"])
+    line += "  nginx %9.0f req/s  fraction %.2f" % (limit, entry["fraction"])
+    results.append(entry)
+    print(line, flush=True)
+
+
+def hot_routes(port):
+    """The hot routes on a fresh server: one Cloud.ru and one Slurm job submitted first."""
+    ch = rb.cloudru_headers(port)
+    st, body, _ = rb.request(port, "POST", "/public/v2/jobs", rb.CLOUDRU_JOB, ch)
+    cloud_name = json.loads(body)["job_name"]
+    st, body, _ = rb.request(port, "POST", "/slurm/v0.0.42/job/submit", rb.slurm_job(),
+                             dict(rb.SLURM_HDR))
+    slurm_id = json.loads(body)["job_id"]
+    envelope = "/v1beta1/" + rb.CLUSTER + ":callSlurmRestApi"
+    return [
+        ("slurm GET job/{id}", {"method": "GET", "target": "/slurm/v0.0.42/job/%d" %
+                                slurm_id, "headers": rb.SLURM_HDR}),
+        ("vertex envelope GET job/{id}", {
+            "method": "POST", "target": envelope, "headers": rb.VERTEX_HDR, "body": {
+                "method": "HTTP_METHOD_GET",
+                "path": "/slurm/v0.0.42/job/%d" % slurm_id}}),
+        ("cloudru GET jobs/{name}", {"method": "GET", "target": "/public/v2/jobs/" +
+                                     cloud_name, "headers": ch}),
+        ("cloudru GET jobs?limit=10", {"method": "GET", "target":
+                                       "/public/v2/jobs?limit=10&region=SR008",
+                                       "headers": ch}),
+        ("cloudru POST jobs", {"method": "POST", "target": "/public/v2/jobs",
+                               "headers": ch, "body": rb.CLOUDRU_JOB}),
+        ("slurm POST job/submit", {"method": "POST", "target":
+                                   "/slurm/v0.0.42/job/submit", "headers": rb.SLURM_HDR,
+                                   "body": rb.slurm_job()}),
+        ("vertex envelope POST job/submit", {
+            "method": "POST", "target": envelope, "headers": rb.VERTEX_HDR, "body": {
+                "method": "HTTP_METHOD_POST", "path": "/slurm/v0.0.42/job/submit",
+                "body": rb.slurm_job()}}),
+    ]
 
 
 def main():
@@ -150,52 +215,36 @@ def main():
     ng = Nginx(docroot)
     results = []
     try:
-        srv = rb.Server(["--threads", str(THREADS)])
+        srv = start(SCHEDEMU)
+        base = start(BASELINE) if BASELINE else None
         try:
-            port = srv.port
-            ch = rb.cloudru_headers(port)
-            st, body, _ = rb.request(port, "POST", "/public/v2/jobs", rb.CLOUDRU_JOB, ch)
-            cloud_name = json.loads(body)["job_name"]
-            st, body, _ = rb.request(port, "POST", "/slurm/v0.0.42/job/submit", rb.slurm_job(),
-                                     dict(rb.SLURM_HDR))
-            slurm_id = json.loads(body)["job_id"]
-            envelope = "/v1beta1/" + rb.CLUSTER + ":callSlurmRestApi"
-            hot = [
-                ("slurm GET job/{id}", {"method": "GET", "target": "/slurm/v0.0.42/job/%d" %
-                                        slurm_id, "headers": rb.SLURM_HDR}),
-                ("vertex envelope GET job/{id}", {
-                    "method": "POST", "target": envelope, "headers": rb.VERTEX_HDR, "body": {
-                        "method": "HTTP_METHOD_GET",
-                        "path": "/slurm/v0.0.42/job/%d" % slurm_id}}),
-                ("cloudru GET jobs/{name}", {"method": "GET", "target": "/public/v2/jobs/" +
-                                             cloud_name, "headers": ch}),
-                ("cloudru GET jobs?limit=10", {"method": "GET", "target":
-                                               "/public/v2/jobs?limit=10&region=SR008",
-                                               "headers": ch}),
-                ("cloudru POST jobs", {"method": "POST", "target": "/public/v2/jobs",
-                                       "headers": ch, "body": rb.CLOUDRU_JOB}),
-                ("slurm POST job/submit", {"method": "POST", "target":
-                                           "/slurm/v0.0.42/job/submit", "headers": rb.SLURM_HDR,
-                                           "body": rb.slurm_job()}),
-                ("vertex envelope POST job/submit", {
-                    "method": "POST", "target": envelope, "headers": rb.VERTEX_HDR, "body": {
-                        "method": "HTTP_METHOD_POST", "path": "/slurm/v0.0.42/job/submit",
-                        "body": rb.slurm_job()}}),
-            ]
-            for key, tpl in hot:
-                measure(results, port, docroot, ng.port, key, tpl, CONNECTIONS)
+            hot = hot_routes(srv.port)
+            base_hot = hot_routes(base.port) if base else None
+            for i, (key, tpl) in enumerate(hot):
+                if wanted(key):
+                    measure(results, srv.port, docroot, ng.port, key, tpl, CONNECTIONS,
+                            (base.port, base_hot[i][1]) if base else None)
         finally:
             srv.stop()
+            if base:
+                base.stop()
         for n in (1000, 10000):
-            srv = rb.Server(["--threads", str(THREADS)])
+            key = "slurm GET jobs (%d jobs)" % n
+            if not wanted(key):
+                continue
+            srv = start(SCHEDEMU)
+            base = start(BASELINE) if BASELINE else None
             try:
-                rb.preload_slurm(srv.port, n, rb.SLURM_HDR, "/slurm/v0.0.42/job/submit",
-                                 rb.slurm_job(hold=True))
-                measure(results, srv.port, docroot, ng.port, "slurm GET jobs (%d jobs)" % n,
-                        {"method": "GET", "target": "/slurm/v0.0.42/jobs",
-                         "headers": rb.SLURM_HDR}, JOBS_CONNECTIONS)
+                tpl = {"method": "GET", "target": "/slurm/v0.0.42/jobs", "headers": rb.SLURM_HDR}
+                for s in [srv] + ([base] if base else []):
+                    rb.preload_slurm(s.port, n, rb.SLURM_HDR, "/slurm/v0.0.42/job/submit",
+                                     rb.slurm_job(hold=True))
+                measure(results, srv.port, docroot, ng.port, key, tpl, JOBS_CONNECTIONS,
+                        (base.port, tpl) if base else None)
             finally:
                 srv.stop()
+                if base:
+                    base.stop()
     finally:
         ng.stop()
     out = {"machine": rb.machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -203,12 +252,22 @@ def main():
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "limit.json"), "w") as f:
         json.dump(out, f, indent=1)
-    lines = ["| route | answer bytes | connections | ours req/s | nginx req/s | fraction |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for r in results:
-        lines.append("| %s | %d | %d | %.0f | %.0f | %.2f |" % (
-            r["route"], r["bytes"], r["connections"], r["ours"]["rps"], r["nginx"]["rps"],
-            r["fraction"]))
+    if BASELINE:
+        lines = ["| route | answer bytes | connections | before req/s | ours req/s | nginx req/s "
+                 "| before fraction | fraction | same bytes as before |",
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for r in results:
+            lines.append("| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f | %s |" % (
+                r["route"], r["bytes"], r["connections"], r["before"]["rps"], r["ours"]["rps"],
+                r["nginx"]["rps"], r["before_fraction"], r["fraction"],
+                "yes" if r["same_bytes_as_before"] else "no"))
+    else:
+        lines = ["| route | answer bytes | connections | ours req/s | nginx req/s | fraction |",
+                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        for r in results:
+            lines.append("| %s | %d | %d | %.0f | %.0f | %.2f |" % (
+                r["route"], r["bytes"], r["connections"], r["ours"]["rps"], r["nginx"]["rps"],
+                r["fraction"]))
     with open(os.path.join(ROOT, "bench", "results", "limit.md"), "w") as f:
         f.write("Limit anchor, %s, %s\n\n" % (out["date"], json.dumps(out["machine"]))
                 + "\n".join(lines) + "\n")

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 #include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "api/json_escape.h"
+#include "server/response_head.h"
 
 namespace schedemu {
 
@@ -201,6 +203,7 @@ void BasicSession<Stream>::OnRequest() {
   request.remote = remote_;
   request.scheme = info_.scheme;
   request.tls_host = info_.tls_host;
+  request.gathered = true;
 
   Answer answer;
   answer.response = context_.router.Dispatch(request);
@@ -266,6 +269,8 @@ template <class Stream>
 void BasicSession<Stream>::WriteResponse() {
   Answer& answer = queue_.front();
   if (answer.response.stream) return StartStream();
+  if (WriteGathered()) return;
+  if (!answer.response.pieces.empty()) answer.response.body = answer.response.pieces.Flatten();
   auto res = std::make_shared<http::response<http::string_body>>(
       static_cast<http::status>(answer.response.status), answer.version);
   SetCommonHeaders(*res, answer);
@@ -277,6 +282,41 @@ void BasicSession<Stream>::WriteResponse() {
                     [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
                       self->AfterWrite(ec);
                     });
+}
+
+// The head written by hand (server/response_head.h) and the body, one string or its pieces (the
+// cached views, api/body_pieces.h), sent by one gathered write that copies nothing; false when
+// the answer needs Beast's serializer (WriteResponse then writes it).
+template <class Stream>
+bool BasicSession<Stream>::WriteGathered() {
+  Answer& answer = queue_.front();
+  const api::HttpResponse& response = answer.response;
+  const bool last = queue_.size() == 1 && reading_ != Reading::kBody;
+  const bool keep = answer.keep_alive && !response.close && !(Stopping() && last);
+  const size_t length = response.pieces.empty() ? response.body.size() : response.pieces.size();
+  head_.clear();
+  if (!AppendResponseHead(head_, answer.version, response.status, response.content_type,
+                          response.headers, keep, length)) {
+    return false;
+  }
+  close_after_ = !keep;
+  gather_.clear();
+  gather_.push_back(net::buffer(head_));
+  if (!answer.head_only) {
+    if (response.pieces.empty()) {
+      if (!response.body.empty()) gather_.push_back(net::buffer(response.body));
+    } else {
+      response.pieces.ForEach(
+          [&](std::string_view v) { gather_.push_back(net::const_buffer(v.data(), v.size())); });
+    }
+  }
+  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
+  // The answer stays at the queue's front (a deque: its address is stable) until AfterWrite.
+  net::async_write(stream_, std::span<const net::const_buffer>(gather_),
+                   [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                     self->AfterWrite(ec);
+                   });
+  return true;
 }
 
 template <class Stream>

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -103,6 +104,7 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   // Writing, front of the queue first.
   void WriteFront();
   void WriteResponse();
+  bool WriteGathered();
   void WriteError();
   void RefuseOverCapacity();
   template <typename Message>
@@ -141,6 +143,10 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   std::deque<Answer> queue_;
   boost::asio::steady_timer delay_timer_;
   bool close_after_ = false;  // the front answer, once written, ends the connection
+  // The gathered write of the front answer (WriteGathered): its HTTP head and one buffer per
+  // piece of its body, kept across answers so that a warm connection allocates nothing here.
+  std::string head_;
+  std::vector<boost::asio::const_buffer> gather_;
 
   boost::asio::steady_timer poll_timer_;
   std::optional<boost::beast::http::response<boost::beast::http::empty_body>> stream_res_;

@@ -67,7 +67,7 @@ std::variant<Caller, HttpResponse> Authenticate(Emulator& emu, const HttpRequest
     return ErrorNoAuthorizationHeader();
   }
   if (!request.Header("x-api-key")) return ErrorNoApiKeyHeader();
-  return emu.WithWorld([&](World& w) { return AuthenticateIn(w, request); });
+  return emu.ReadWorld([&](const World& w) { return AuthenticateIn(w, request); });
 }
 
 std::string ListStatus(JobState s) {

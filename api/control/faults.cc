@@ -109,7 +109,7 @@ void InstallFaultHooks(std::vector<RouteGroup>& groups, Emulator& emu) {
       std::optional<FaultRule> fault;
       if (!e->control().Faults().empty()) {
         std::vector<std::string> tenants =
-            e->WithWorld([&](World& w) { return RequestTenants(w, req); });
+            e->ReadWorld([&](const World& w) { return RequestTenants(w, req); });
         bool matched = false;
         fault = e->control().Fire(dialect, req.method, req.path, tenants, &matched);
         // Non-GET requests are journaled by InstallJournal; a counted GET must replay too.

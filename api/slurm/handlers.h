@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/body_pieces.h"
 #include "api/emulator.h"
 
 namespace schedemu::api::slurm {
@@ -27,6 +28,10 @@ struct SlurmRequest {
   // The token reached slurmctld but failed its checks (api/slurm/rest_auth.h): every operation
   // answers its AuthRefusedAnswer instead of running.
   bool auth_refused = false;
+  // The caller sends pieces (api/body_pieces.h): GET job(s) may answer with `pieces` (and, when
+  // `escaped`, the same body escaped as a JSON string's content in `escaped`) instead of `body`.
+  bool gathered = false;
+  bool escaped = false;
 };
 
 struct SlurmResponse {
@@ -36,6 +41,9 @@ struct SlurmResponse {
   // False when slurmrestd rejected the request before any handler ran because it serves no such
   // path/method (404/405 text): the Vertex envelope turns these into INVALID_ARGUMENT.
   bool path_served = true;
+  // Only for a `gathered` request (SlurmRequest): the body as pieces, `body` then empty.
+  BodyPieces pieces;
+  BodyPieces escaped;
   bool is_json() const { return content_type == "application/json"; }
 };
 

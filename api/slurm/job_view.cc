@@ -30,7 +30,8 @@ void WriteArrayFields(JsonWriter& w, const JobFacts& f) {
 
 }  // namespace
 
-void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version) {
+void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version,
+                  JobInfoSplit* split) {
   const JobFacts f = JobFacts::Of(world, job);
   const RunFacts run = RunFacts::Live(world, job, f);
   const SlurmJobSpec& spec = f.spec;
@@ -155,7 +156,10 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   w.EndObject();
   w.Key("job_size_str").EmptyArray();
   WriteJobStateArray(w.Key("job_state"), run.state);
-  WriteNoValTime(w.Key("last_sched_evaluation"), world.now());
+  w.Key("last_sched_evaluation");
+  if (split != nullptr) split->begin = w.size();
+  WriteNoValTime(w, world.now());
+  if (split != nullptr) split->end = w.size();
   w.Field("licenses", "");
   w.Key("mail_type").EmptyArray();
   w.Field("mail_user", f.user);

@@ -7,12 +7,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/json_escape.h"
 #include "api/json_writer.h"
 #include "api/slurm/errors.h"
 #include "api/slurm/job_view.h"
 #include "api/slurm/operations.h"
 #include "api/slurm/submit.h"
 #include "api/slurm/views.h"
+#include "api/view_cache.h"
 #include "scheduler/absl_compat.h"
 #include "scheduler/model_error.h"
 
@@ -92,6 +94,88 @@ json KillStatusEntry(int code, int64_t job_id, bool job_known) {
           {"step_id", absl::StrCat(job_id)},
           {"job_id", job_known ? NoVal(job_id) : NoValUnset()},
           {"federation", {{"sibling", ""}}}};
+}
+
+ViewKind JobInfoKind(int version) {
+  if (version >= 44) return ViewKind::kSlurmJobInfo44;
+  if (version == 43) return ViewKind::kSlurmJobInfo43;
+  return ViewKind::kSlurmJobInfo42;
+}
+
+// `raw` as it reads inside a JSON string (the quotes left out), appended to `out`.
+void AppendEscaped(std::string& out, std::string_view raw) {
+  std::string quoted;
+  quoted.reserve(raw.size() + raw.size() / 8 + 2);
+  AppendJsonString(quoted, raw);
+  out.append(quoted, 1, quoted.size() - 2);
+}
+
+// The job's cached job_info for `revision`, written now when there is none (parts 0/1: the bytes
+// around last_sched_evaluation's value; 2/3 the same escaped, when `escaped`).
+const ViewCache::Entry& CachedJobInfo(ViewCache& cache, const World& w, const Job& job, int version,
+                                      uint64_t revision, bool escaped) {
+  const ViewKind kind = JobInfoKind(version);
+  if (const ViewCache::Entry* e = cache.Find(job.id, kind, revision)) {
+    if (!escaped || e->parts[2]) return *e;
+  }
+  ViewCache::Entry& e = cache.Put(job.id, kind, revision);
+  if (!e.parts[0]) {
+    std::string text;
+    text.reserve(6 * 1024);
+    JobInfoSplit split;
+    JsonWriter jw(text);
+    WriteJobInfo(jw, w, job, version, &split);
+    e.parts[0] = ViewCache::Share(text.substr(0, split.begin));
+    e.parts[1] = ViewCache::Share(text.substr(split.end));
+  }
+  if (escaped && !e.parts[2]) {
+    std::string a, b;
+    AppendEscaped(a, *e.parts[0]);
+    AppendEscaped(b, *e.parts[1]);
+    e.parts[2] = ViewCache::Share(std::move(a));
+    e.parts[3] = ViewCache::Share(std::move(b));
+  }
+  return e;
+}
+
+// GET job(s) from the cached views: the head written per answer, then per job its cached bytes
+// around the clock's value (written once per answer), as pieces; never copied.
+void WriteCachedJobs(Reply& out, const Call& call, const World& w,
+                     const std::vector<const Job*>& live, const std::string& cluster_name) {
+  ViewCache& cache = call.emu.views();
+  const uint64_t revision = call.emu.revision();
+  const bool escaped = call.req.escaped;
+  BodyPieces& body = out.pieces.emplace();  // first: WriteHead then opens the "jobs" array
+  std::string head;
+  WriteHead(head, call, out, cluster_name);
+  std::string clock;
+  {
+    JsonWriter jw(clock);
+    WriteNoValTime(jw, w.now());
+  }
+  body.Append(head);
+  std::string clock_escaped;
+  if (escaped) {
+    std::string head_escaped;
+    AppendEscaped(head_escaped, head);
+    out.escaped.Append(head_escaped);
+    AppendEscaped(clock_escaped, clock);
+  }
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (i > 0) {
+      body.AppendStatic(",");
+      if (escaped) out.escaped.AppendStatic(",");
+    }
+    const ViewCache::Entry& e = CachedJobInfo(cache, w, *live[i], call.version, revision, escaped);
+    body.AppendShared(e.parts[0]);
+    body.Append(clock);
+    body.AppendShared(e.parts[1]);
+    if (escaped) {
+      out.escaped.AppendShared(e.parts[2]);
+      out.escaped.Append(clock_escaped);
+      out.escaped.AppendShared(e.parts[3]);
+    }
+  }
 }
 
 }  // namespace
@@ -186,7 +270,7 @@ SlurmResponse GetJobs(const Call& call) {
       update_time = t;
     }
   }
-  return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
+  return OnClusterRead(call, std::move(reply), [&](const World& w, int ci, Reply& out) {
     out.body["last_backfill"] = NoValTime(w.now());
     out.body["last_update"] = NoValTime(w.now());
     if (pid.error) {
@@ -226,7 +310,12 @@ SlurmResponse GetJobs(const Call& call) {
       std::sort(live.begin(), live.end(),
                 [](const Job* a, const Job* b) { return a->slurm_job_id < b->slurm_job_id; });
     }
-    // The answer's head first, then the jobs, into one buffer that becomes the body as it is.
+    if (call.emu.views().enabled()) {
+      WriteCachedJobs(out, call, w, live, w.clusters()[ci].config.slurm_cluster_name);
+      return;
+    }
+    // Written afresh (the view cache off): the answer's head first, then the jobs, into one
+    // buffer that becomes the body as it is.
     std::string& raw = out.raw_jobs.emplace();
     ReserveLarge(raw, live.size() * 4800 + 4096);
     WriteHead(raw, call, out, w.clusters()[ci].config.slurm_cluster_name);

@@ -48,7 +48,7 @@ void WriteHead(std::string& out, const Call& call, const Reply& reply,
   JsonWriter w(out);
   w.BeginObject();
   for (const auto& [key, value] : reply.body.items()) {
-    if (reply.raw_jobs && key == "jobs") continue;
+    if ((reply.raw_jobs || reply.pieces) && key == "jobs") continue;
     w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   WriteMeta(w.Key("meta"), {call.slurmdb, call.req.user, call.req.client_source, cluster_name},
@@ -63,7 +63,7 @@ void WriteHead(std::string& out, const Call& call, const Reply& reply,
     w.Raw(warning.ToJson().dump(-1, ' ', false, json::error_handler_t::replace));
   }
   w.EndArray();
-  if (reply.raw_jobs) {
+  if (reply.raw_jobs || reply.pieces) {
     w.Key("jobs").BeginArray();
   } else {
     w.EndObject();
@@ -77,6 +77,19 @@ SlurmResponse Finish(const Call& call, Reply reply, const std::string& cluster_n
   if (reply.raw_jobs) {  // head and jobs already written (GetJobs)
     r.body = std::move(*reply.raw_jobs);
     r.body.append("]}");
+    return r;
+  }
+  if (reply.pieces) {  // head and jobs as pieces (GetJobs from the cached views)
+    reply.pieces->AppendStatic("]}");
+    if (!call.req.gathered) {
+      r.body = reply.pieces->Flatten();
+      return r;
+    }
+    r.pieces = std::move(*reply.pieces);
+    if (call.req.escaped) {
+      reply.escaped.AppendStatic("]}");
+      r.escaped = std::move(reply.escaped);
+    }
     return r;
   }
   WriteHead(r.body, call, reply, cluster_name);

@@ -40,6 +40,10 @@ struct Reply {
   // GET job/jobs: the answer so far, written by WriteHead and then the job_info documents, up to
   // the closing "]}" that Finish appends. The (large) list is never copied.
   std::optional<std::string> raw_jobs;
+  // GET job/jobs from the cached views (api/view_cache.h): the same answer as pieces, and
+  // escaped as a JSON string's content when the request asks for it (SlurmRequest::escaped).
+  std::optional<BodyPieces> pieces;
+  BodyPieces escaped;
   std::vector<SlurmError> errors;
   std::vector<SlurmWarning> warnings;
 };
@@ -66,6 +70,25 @@ SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
   std::string cluster_name;
   bool no_cluster = false;
   call.emu.WithWorld([&](World& w) {
+    int ci = ResolveCluster(w, call.req.cluster);
+    if (ci < 0) {
+      no_cluster = true;
+      return;
+    }
+    cluster_name = w.clusters()[ci].config.slurm_cluster_name;
+    fn(w, ci, reply);
+  });
+  if (no_cluster) return NoController(call);
+  return Finish(call, std::move(reply), cluster_name);
+}
+
+// OnCluster for an operation that only reads: fn(const World&, cluster index, Reply&) under
+// Emulator::ReadWorld, so the world's revision (and its cached views) stay as they are.
+template <typename F>
+SlurmResponse OnClusterRead(const Call& call, Reply reply, F&& fn) {
+  std::string cluster_name;
+  bool no_cluster = false;
+  call.emu.ReadWorld([&](const World& w) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci < 0) {
       no_cluster = true;

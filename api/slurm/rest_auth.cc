@@ -118,7 +118,7 @@ DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req) {
   const std::function<int64_t()>& unix_seconds = emu.options().unix_seconds;
   // No wall clock (in-process callers that set none): no JWT can be judged, all are expired.
   const int64_t now = unix_seconds ? unix_seconds() : INT64_MAX;
-  emu.WithWorld([&](World& w) {
+  emu.ReadWorld([&](const World& w) {
     int ci = w.clusters().empty() ? -1 : 0;
     if (cluster_header) {
       out.cluster_ok = false;
@@ -187,7 +187,7 @@ SlurmResponse AuthRefusedAnswer(const Call& call, const SlurmRoute& route) {
     reply.errors.push_back(ErrorAuthQuery(what));
   }
   std::string cluster_name;
-  call.emu.WithWorld([&](World& w) {
+  call.emu.ReadWorld([&](const World& w) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci >= 0) cluster_name = w.clusters()[ci].config.slurm_cluster_name;
   });

@@ -74,6 +74,7 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
   out.status = r.status;
   out.content_type = r.content_type;
   out.body = std::move(r.body);
+  if (!r.pieces.empty()) out.pieces = std::move(r.pieces);
   if (!r.is_json()) out.close = true;
   return out;
 }
@@ -101,6 +102,7 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   if (!req.body.empty()) sreq.body = req.body;
   sreq.user = std::move(auth.result.user);
   sreq.auth_refused = auth.result.outcome != slurm::RestAuthOutcome::kOk;
+  sreq.gathered = req.gathered;
   sreq.cluster = std::move(auth.cluster);
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
   if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));

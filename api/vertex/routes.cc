@@ -66,6 +66,29 @@ std::string ClusterResource(const HttpRequest& req) {
 // answers would be built twice). A plain-text answer (slurmrestd's "Unable to parse query.")
 // cannot be an object: it comes back as {"body": text, "status": s} in every form.
 HttpResponse EnvelopeAnswer(const slurm::SlurmResponse& sres, VertexAnswerForm form) {
+  if (!sres.pieces.empty() && sres.is_json()) {
+    // The answer of the cached views (a gathered request): the same bytes, assembled from
+    // slurmrestd's pieces and their escaped twins without copying the cached ones.
+    BodyPieces p;
+    p.Write([&](std::string& s) {
+      JsonWriter w(s);
+      w.BeginObject();
+      w.Field("status", sres.status);
+    });
+    if (form != VertexAnswerForm::kStructured) {
+      p.AppendStatic(",\"body\":\"");
+      p.AppendPieces(sres.escaped);
+      p.AppendStatic("\"");
+    }
+    if (form != VertexAnswerForm::kBody) {
+      p.AppendStatic(",\"structuredBody\":");
+      p.AppendPieces(sres.pieces);
+    }
+    p.AppendStatic("}");
+    HttpResponse r = JsonResponse(200, std::string());
+    r.pieces = std::move(p);
+    return r;
+  }
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
@@ -96,7 +119,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   enum class Access { kOk, kBadToken, kNoProject, kDenied, kNoCluster };
   Access access = Access::kOk;
   std::string linux_user;
-  emu.WithWorld([&](World& w) {
+  emu.ReadWorld([&](const World& w) {
     ResolvedPrincipal p = ResolveBearerToken(w, bearer_digest);
     if (p.check != TokenCheck::kOk) {
       access = Access::kBadToken;
@@ -191,6 +214,8 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   sreq.user = linux_user;
   sreq.cluster = resource;
   sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
+  sreq.gathered = req.gathered;
+  sreq.escaped = req.gathered && emu.options().vertex_answer != VertexAnswerForm::kStructured;
   slurm::SlurmResponse sres = slurm::HandleSlurmRequest(emu, sreq);
   if (!sres.path_served) return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
   return EnvelopeAnswer(sres, emu.options().vertex_answer);
