@@ -57,15 +57,18 @@ struct PendingShape {
   bool operator==(const PendingShape&) const = default;
 };
 
-// Pending order: priority rank descending, then queue_seq (submit order) ascending. A requeued
-// Slurm job gets a new queue_seq (its submit time is reset). `shape` is payload, not order.
+// Pending order: priority rank descending, then (Slurm) the job priority descending (nice,
+// an operator's priority: Job::slurm_priority), then queue_seq (submit order) ascending. `shape`
+// is payload, not order.
 struct PendingKey {
   int rank;
+  int64_t prio;
   int64_t seq;
   JobId id;
   PendingShape shape{};
   bool operator<(const PendingKey& o) const {
     if (rank != o.rank) return rank > o.rank;
+    if (prio != o.prio) return prio > o.prio;
     if (seq != o.seq) return seq < o.seq;
     return id < o.id;
   }

@@ -47,6 +47,12 @@ int Placement::Capacity(const PlaceSpec& s, int free_gpus, int free_cpus) {
   return cap;
 }
 
+int Placement::NodeCapacity(const World& w, const PlaceSpec& s, NodeIndex i, int free_gpus,
+                            int free_cpus) {
+  if (s.exclusive && free_cpus < w.nodes_[i].cpus) return 0;
+  return Capacity(s, free_gpus, free_cpus);
+}
+
 bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
   const Node& n = w.nodes_[i];
   if (!Pools::Usable(n)) return false;
@@ -105,7 +111,7 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   for (NodeIndex i : s.required) {
     if (!InPools(w, s, i) || !NodeEligible(w, s, i)) return std::nullopt;
     auto [g, c] = eff(i);
-    if (Capacity(s, g, c) < 1) return std::nullopt;
+    if (NodeCapacity(w, s, i, g, c) < 1) return std::nullopt;
     out.push_back({i, 1});
     taken.insert(i);
     --rem;
@@ -113,7 +119,7 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   if (rem <= 0) return rem == 0 ? std::optional<NodeCounts>(out) : std::nullopt;
   auto consider = [&](NodeIndex i, int g, int c) -> bool {  // true = done
     if (taken.contains(i) || !NodeEligible(w, s, i)) return false;
-    int cap = Capacity(s, g, c);
+    int cap = NodeCapacity(w, s, i, g, c);
     if (cap <= 0) return false;
     int k = std::min(cap, rem);
     out.push_back({i, k});
@@ -190,7 +196,7 @@ std::vector<WorkerPlacement> Placement::Materialize(const World& w, const PlaceS
     for (int k = 0; k < count; ++k) {
       WorkerPlacement wp;
       wp.node = i;
-      wp.cpus = s.cpus;
+      wp.cpus = s.exclusive ? n.cpus : s.cpus;  // an exclusive job holds the whole node
       wp.mem_mb = s.mem;
       while (static_cast<int>(wp.gpus.size()) < s.gpus && next < n.gpus()) {
         if (n.gpu_owner[next] == kNoJob) wp.gpus.push_back(next);
@@ -232,6 +238,7 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservati
   base.mem = j.request.mem_per_worker_mb;
   base.job = j.id;
   base.distinct = true;
+  base.exclusive = j.request.exclusive;
   base.pools = {Pools::PartitionPool(w, j.cluster, j.partition)};
   for (const std::string& n : j.request.required_nodes) {
     int i = w.FindNode(n);
@@ -244,6 +251,7 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservati
   if (with_reservations && !w.clusters_[j.cluster].reservations.empty()) {
     Reservations::Constrain(w, j, base);
   }
+  if (!j.request.constraints.empty()) SlurmFields::ConstrainFeatures(w, j, base);
   return base;
 }
 
@@ -325,14 +333,16 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
     return items;
   }
   const int64_t want = s.workers;
-  auto capped = [&](int g, int c) { return std::min<int64_t>(Capacity(s, g, c), want); };
+  auto capped = [&](NodeIndex i, int g, int c) {
+    return std::min<int64_t>(NodeCapacity(w, s, i, g, c), want);
+  };
   int64_t total = 0;
   for (int p : s.pools) {
     const auto& idx = w.ix_.pool_free[p];
     for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
       if (!NodeEligible(w, s, it->second)) continue;
       const Node& n = w.nodes_[it->second];
-      total += capped(n.free_gpus, n.FreeCpus());
+      total += capped(it->second, n.free_gpus, n.FreeCpus());
       if (total >= want) return items;
     }
   }
@@ -344,10 +354,10 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
       if (!InPools(w, s, i) || !NodeEligible(w, s, i)) continue;
       const Node& n = w.nodes_[i];
       auto& e = ov[i];
-      const int64_t before = capped(n.free_gpus + e.first, n.FreeCpus() + e.second);
+      const int64_t before = capped(i, n.free_gpus + e.first, n.FreeCpus() + e.second);
       e.first += static_cast<int>(wp.gpus.size());
       e.second += wp.cpus;
-      total += capped(n.free_gpus + e.first, n.FreeCpus() + e.second) - before;
+      total += capped(i, n.free_gpus + e.first, n.FreeCpus() + e.second) - before;
     }
     if (total >= want) return items;
   }

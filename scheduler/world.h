@@ -246,6 +246,7 @@ class World {
   friend struct Dependencies;       // dependencies.cc: Slurm job dependencies
   friend struct SlurmOps;           // slurm_ops.cc: Slurm submit and signal
   friend struct QosLimits;          // qos_limits.cc: AccountingStorageEnforce
+  friend struct SlurmFields;        // slurm_fields.cc: nice, deadline, immediate, features
 
   WorldConfig config_;
   Clock clock_;
