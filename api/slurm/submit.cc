@@ -501,7 +501,13 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   for (auto [key, dst] :
        {std::pair<const char*, std::vector<std::string>*>{"required_nodes", &q.required_nodes},
         {"excluded_nodes", &q.excluded_nodes}}) {
-    std::optional<std::vector<std::string>> v = r.List(key);
+    // A string is one hostlist ("n[1,3],n4": its commas are not all separators).
+    std::optional<std::vector<std::string>> v;
+    if (const json* raw = r.Get(key); raw != nullptr && raw->is_string()) {
+      v = std::vector<std::string>{raw->get<std::string>()};
+    } else {
+      v = r.List(key);
+    }
     if (!v) continue;
     for (const std::string& expr : *v) {
       std::optional<std::vector<std::string>> names = ExpandHostLists(expr);

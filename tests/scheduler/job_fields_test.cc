@@ -20,6 +20,8 @@ constexpr TimeMs kMin = 60'000;
 WorldConfig WithOperator(int nodes = 4) {
   WorldConfig c = SlurmConfig(nodes);
   c.clusters[0].users.push_back({"ops", 1002, 1002, "default", {}, "Operator"});
+  c.clusters[0].users.push_back({"root", 0, 0, "default", {}, "None"});  // operators by name
+  c.clusters[0].users.push_back({"slurm", 64030, 64030, "default", {}, "None"});
   return c;
 }
 
@@ -32,7 +34,7 @@ JobId FillCluster(World& w, TimeMs runtime, TimeMs limit = kNever) {
 
 TEST(SlurmNice, LowersThePriorityAndTheOrder) {
   World w = MakeWorld(SlurmConfig(1));
-  JobId busy = SubmitAndSchedule(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(100)));
+  JobId busy = SubmitAndSchedule(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(100), 5 * kMin));
   JobRequest nice = SlurmJob("alice", "spot", 1, 8, FromSeconds(100));
   nice.nice = 100;
   JobId a = MustSubmit(w, nice);                                               // first, but nice
@@ -64,7 +66,7 @@ TEST(SlurmNice, NegativeOnlyForOperators) {
 
 TEST(SlurmPriority, OperatorSetsItUsersAreIgnored) {
   World w = MakeWorld(WithOperator(1));
-  SubmitAndSchedule(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(100)));
+  SubmitAndSchedule(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(100), 5 * kMin));
   JobRequest mine = SlurmJob("alice", "spot", 1, 8);
   mine.admin_priority = 50;  // ignored: alice is no operator (the 22.05 peer)
   JobId a = MustSubmit(w, mine);
