@@ -114,7 +114,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
     w.Field("count", static_cast<int>(job.placement.size()));
     w.Key("select_type").BeginArray().String("AVAILABLE").EndArray();
     w.Field("list", nodes);
-    w.Field("whole", false);
+    w.Field("whole", job.request.exclusive);  // shared none: whole nodes
     w.Key("allocation").BeginArray();
     int idx = 0;
     for (const WorkerPlacement& p : job.placement) {

@@ -163,7 +163,8 @@ def run(check, path):
             r = job(whole)
             check.eq((r["job_state"], r["shared"]), (["RUNNING"], ["none"]),
                      version + " exclusive job")
-            check.eq(r["job_resources"]["nodes"]["allocation"][0]["cpus"]["count"], 208,
+            check.eq((r["job_resources"]["nodes"]["whole"],
+                      r["job_resources"]["nodes"]["allocation"][0]["cpus"]["count"]), (True, 208),
                      version + " every CPU of the node")
             cancel(whole)
 
@@ -196,3 +197,7 @@ def run(check, path):
             srv.advance(1)
             refused(2078, "Job can not start immediately", immediate=True)
             cancel(fast, full)
+
+
+if __name__ == "__main__":
+    main()
