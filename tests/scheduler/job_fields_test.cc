@@ -42,8 +42,8 @@ TEST(SlurmNice, LowersThePriorityAndTheOrder) {
   Advance(w, 0);
   EXPECT_EQ(J(w, a).slurm_priority, 1001 - 100);
   EXPECT_EQ(J(w, b).slurm_priority, 1001);
-  EXPECT_EQ(J(w, b).reason, "Resources");  // b goes first now
-  EXPECT_EQ(J(w, a).reason, "Priority");
+  EXPECT_EQ(w.QueuePosition(J(w, b)), 1);  // b goes first now
+  EXPECT_EQ(w.QueuePosition(J(w, a)), 2);
   Advance(w, FromSeconds(101));
   EXPECT_EQ(J(w, busy).state, JobState::kCompleted);
   EXPECT_EQ(J(w, b).state, JobState::kRunning);
@@ -79,8 +79,9 @@ TEST(SlurmPriority, OperatorSetsItUsersAreIgnored) {
   EXPECT_EQ(J(w, a).slurm_priority, 1001);
   EXPECT_EQ(J(w, low).slurm_priority, 50);
   EXPECT_EQ(J(w, top).slurm_priority, 5000);
-  EXPECT_EQ(J(w, top).reason, "Resources");
-  EXPECT_EQ(J(w, a).reason, "Priority");
+  EXPECT_EQ(w.QueuePosition(J(w, top)), 1);
+  EXPECT_EQ(w.QueuePosition(J(w, a)), 2);
+  EXPECT_EQ(w.QueuePosition(J(w, low)), 3);
   Advance(w, FromSeconds(101));
   EXPECT_EQ(J(w, top).state, JobState::kRunning);
   EXPECT_EQ(w.QueuePosition(J(w, a)), 1);  // alice's before the priority-50 one
