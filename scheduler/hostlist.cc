@@ -15,6 +15,12 @@
 
 namespace schedemu {
 
+namespace {
+// More names than any cluster has: a request body's "n[0-99999][0-99999]" is refused, not
+// expanded.
+constexpr size_t kMaxHostNames = 1'000'000;
+}  // namespace
+
 std::string HostList(const std::vector<std::string>& names) {
   struct Group {
     std::string prefix;
@@ -118,7 +124,9 @@ std::optional<std::vector<std::string>> ExpandHostRange(std::string_view expr) {
       if (s.size() < width) s.insert(0, width - s.size(), '0');
       middles.push_back(std::move(s));
     }
+    if (middles.size() > kMaxHostNames) return std::nullopt;
   }
+  if (middles.size() * rest->size() > kMaxHostNames) return std::nullopt;
   std::vector<std::string> out;
   for (const auto& m : middles) {
     for (const auto& r : *rest) {
@@ -144,6 +152,7 @@ std::optional<std::vector<std::string>> ExpandHostLists(std::string_view text) {
     auto names = ExpandHostRange(part);
     if (!names) return std::nullopt;
     out.insert(out.end(), names->begin(), names->end());
+    if (out.size() > kMaxHostNames) return std::nullopt;
   }
   if (depth != 0) return std::nullopt;
   return out;

@@ -17,7 +17,7 @@ namespace schedemu {
 std::string HostList(const std::vector<std::string>& names);
 
 // Expands one hostlist expression: "a3-[0-3]" -> a3-0..a3-3, "n[1,3-4]x" -> n1x n3x n4x (zero
-// padding kept). nullopt when malformed (or a comma outside brackets).
+// padding kept). nullopt when malformed (or a comma outside brackets) or past a million names.
 std::optional<std::vector<std::string>> ExpandHostRange(std::string_view expr);
 // Expands a comma-separated list of hostlist expressions ("n[1-2],n4"); nullopt when malformed.
 std::optional<std::vector<std::string>> ExpandHostLists(std::string_view text);

@@ -343,6 +343,7 @@ TEST(Hostlist, ExpandsLists) {
   EXPECT_EQ(ExpandHostLists("n[1,3]"), (std::vector<std::string>{"n1", "n3"}));
   EXPECT_FALSE(ExpandHostLists("n[1-").has_value());
   EXPECT_FALSE(ExpandHostLists("n]1").has_value());
+  EXPECT_FALSE(ExpandHostLists("n[0-99999]x[0-99999]").has_value());  // not 10^10 names
 }
 
 // ---- immediate ----
