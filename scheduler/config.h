@@ -80,6 +80,7 @@ struct SlurmNodeConfig {
   std::string gpu_type = "h100";
   int cpus = 64;
   int64_t memory_mb = 1024 * 1024;
+  std::vector<std::string> features;  // slurm.conf Feature= (job constraints match them)
 };
 
 struct SlurmUserConfig {

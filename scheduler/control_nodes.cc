@@ -90,6 +90,7 @@ absl::Status ControlOps::AddNode(World& w, std::string_view allocation_or_cluste
       w.clusters_[c].config.nodes.empty() ? SlurmNodeConfig{} : w.clusters_[c].config.nodes.front();
   nc.name = node_name;
   NodeIndex i = Pools::NewNode(w, node_name, nc.gpu_type, nc.gpus, nc.cpus, nc.memory_mb);
+  w.nodes_[i].features = nc.features;  // the shape (and features) of the cluster's first node
   w.nodes_[i].cluster = c;
   w.clusters_[c].nodes.push_back(i);
   w.clusters_[c].config.nodes.push_back(nc);

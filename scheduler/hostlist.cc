@@ -1,15 +1,25 @@
 #include "scheduler/hostlist.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace schedemu {
+
+namespace {
+// More names than any cluster has: a request body's "n[0-99999][0-99999]" is refused, not
+// expanded.
+constexpr size_t kMaxHostNames = 1'000'000;
+}  // namespace
 
 std::string HostList(const std::vector<std::string>& names) {
   struct Group {
@@ -76,6 +86,76 @@ std::string IntRanges(std::vector<int> v) {
     i = j + 1;
   }
   return absl::StrJoin(parts, ",");
+}
+
+std::optional<std::vector<std::string>> ExpandHostRange(std::string_view expr) {
+  if (expr.empty()) return std::nullopt;
+  size_t open = expr.find('[');
+  if (open == std::string_view::npos) {
+    if (expr.find(']') != std::string_view::npos || expr.find(',') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    return std::vector<std::string>{std::string(expr)};
+  }
+  size_t close = expr.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view prefix = expr.substr(0, open);
+  std::string_view body = expr.substr(open + 1, close - open - 1);
+  auto rest = ExpandHostRange(expr.substr(close + 1).empty() ? std::string_view("\x01")
+                                                             : expr.substr(close + 1));
+  if (!rest) return std::nullopt;
+  std::vector<std::string> middles;
+  for (absl::string_view part_a :
+       absl::StrSplit(absl::string_view(body.data(), body.size()), ',')) {
+    std::string_view part(part_a.data(), part_a.size());
+    size_t dash = part.find('-');
+    std::string_view lo = part.substr(0, dash);
+    std::string_view hi = dash == std::string_view::npos ? part : part.substr(dash + 1);
+    if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9) return std::nullopt;
+    for (char ch : lo)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    for (char ch : hi)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    int a = std::stoi(std::string(lo)), b = std::stoi(std::string(hi));
+    if (b < a || b - a > 100000) return std::nullopt;
+    size_t width = lo.size() > 1 && lo[0] == '0' ? lo.size() : 0;
+    for (int v = a; v <= b; ++v) {
+      std::string s = std::to_string(v);
+      if (s.size() < width) s.insert(0, width - s.size(), '0');
+      middles.push_back(std::move(s));
+    }
+    if (middles.size() > kMaxHostNames) return std::nullopt;
+  }
+  if (middles.size() * rest->size() > kMaxHostNames) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& m : middles) {
+    for (const auto& r : *rest) {
+      out.push_back(absl::StrCat(std::string(prefix), m, r == "\x01" ? std::string() : r));
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> ExpandHostLists(std::string_view text) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (depth < 0) return std::nullopt;
+    if (c != ',' || depth > 0) continue;
+    std::string_view part = text.substr(start, i - start);
+    start = i + 1;
+    if (part.empty()) continue;
+    auto names = ExpandHostRange(part);
+    if (!names) return std::nullopt;
+    out.insert(out.end(), names->begin(), names->end());
+    if (out.size() > kMaxHostNames) return std::nullopt;
+  }
+  if (depth != 0) return std::nullopt;
+  return out;
 }
 
 }  // namespace schedemu

@@ -77,13 +77,13 @@ PendingShape JobIndexes::ShapeOfPending(const World& w, const Job& j) {
 
 void JobIndexes::InsertPending(World& w, const Job& j) {
   if (auto* s = PendingSet(w, j))
-    s->insert({j.priority_rank, j.qos_priority, j.queue_seq, j.id, ShapeOfPending(w, j)});
+    s->insert({j.priority_rank, j.slurm_priority, j.queue_seq, j.id, ShapeOfPending(w, j)});
   if (j.request.dialect == Dialect::kSlurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
   w.dirty_ = true;
 }
 
 void JobIndexes::ErasePending(World& w, const Job& j) {
-  if (auto* s = PendingSet(w, j)) s->erase({j.priority_rank, j.qos_priority, j.queue_seq, j.id});
+  if (auto* s = PendingSet(w, j)) s->erase({j.priority_rank, j.slurm_priority, j.queue_seq, j.id});
 }
 
 }  // namespace schedemu

@@ -57,7 +57,8 @@ struct PendingShape {
   bool operator==(const PendingShape&) const = default;
 };
 
-// Pending order: priority rank descending, then (Slurm) the QOS priority descending, then
+// Pending order: priority rank descending, then (Slurm) the job priority descending (the QOS
+// part of PriorityWeightQOS, less `nice`, or an operator's priority: Job::slurm_priority), then
 // queue_seq (submit order) ascending. A requeued Slurm job gets a new queue_seq (its submit time
 // is reset). `shape` is payload, not order.
 struct PendingKey {

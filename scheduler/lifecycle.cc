@@ -68,6 +68,7 @@ void Lifecycle::ClearReservation(World& w, JobId id) {
 void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) {
   JobIndexes::ErasePending(w, j);
   ClearReservation(w, j.id);
+  if (j.request.deadline > 0) SlurmFields::ClipToDeadline(w, j);
   for (const WorkerPlacement& wp : placement) {
     Pools::IndexRemove(w, wp.node);
     Node& n = w.nodes_[wp.node];
@@ -202,7 +203,7 @@ void Lifecycle::NodeFailJob(World& w, Job& j, const std::string& node) {
   EventLog::Emit(w, EventKind::kNote, j.id, EventLog::JobSubject(j), {{"node_failed", node}});
   if (j.request.dialect == Dialect::kCloudRu) {
     CloudRuLifecycle::EndRun(w, j, JobState::kFailed, JobState::kNodeFail, 1, true);
-  } else {
+  } else if (!SlurmFields::SurviveNodeFailure(w, j, w.FindNode(node))) {
     SlurmLifecycle::NodeFailed(w, j);
   }
 }

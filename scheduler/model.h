@@ -39,6 +39,7 @@ struct Node {
   int free_gpus = 0;
   // RemoveNode() keeps the index stable and marks the node removed (and down).
   bool removed = false;
+  std::vector<std::string> features;  // Slurm node features (scheduler/features.h)
 
   int gpus() const { return static_cast<int>(gpu_owner.size()); }
   int FreeGpus() const;  // free and usable now (0 when down/drained)
@@ -174,6 +175,21 @@ struct JobRequest {
   std::string reservation;  // "" = none (scheduler/reservations.h)
   std::string array;        // sbatch --array ("0-15", "1,3,5", "0-31:4%2"); "" = no array
   std::string dependency;   // sbatch --dependency ("afterok:12,singleton"); "" = none
+  // Slurm job_desc fields honoured at submit, in the pending order and in placement
+  // (docs/slurm-jobs.md): `nice` lowers the priority (< 0 only for operators); `priority` set by
+  // an operator replaces it (-1 = not set; 0 holds the job, which `hold` says); `deadline` (0 =
+  // none) ends a job that cannot finish by it as DEADLINE; `time_minimum` lets the backfill
+  // start the job with a shorter limit; `shared` none/user takes whole nodes; `constraints`
+  // names node features; `kill_on_node_fail` false keeps a multi-node job running on its other
+  // nodes; `immediate` refuses the submit when the job cannot start at once.
+  int64_t nice = 0;
+  int64_t admin_priority = -1;
+  TimeMs deadline = 0;
+  TimeMs time_min = 0;
+  bool exclusive = false;
+  std::string constraints;
+  bool kill_on_node_fail = true;
+  bool immediate = false;
   // Both
   int workers = 1;          // Cloud.ru n_workers; Slurm node count
   int gpus_per_worker = 0;  // Cloud.ru from the instance type; Slurm gres/gpu:N per node
@@ -246,6 +262,12 @@ struct Job {
   // Slurm dependencies (dependencies.cc): the terms, joined by "?" (any) or "," (all).
   std::vector<DependTerm> depends;
   bool depend_any = false;
+  // Slurm: the job priority job_info shows and the pending order uses within a PriorityTier
+  // (slurm_ops.cc: the base less `nice`, or the operator's `priority`); 0 for Cloud.ru.
+  int64_t slurm_priority = 0;
+  // Slurm: the time limit before the backfill (time_minimum) or a deadline shortened it for a
+  // run; a requeued run gets it back.
+  TimeMs asked_time_limit = kNever;
 
   int TotalGpus() const { return request.workers * request.gpus_per_worker; }
   const JobRun& CurrentRun() const { return runs.back(); }

@@ -238,6 +238,32 @@ absl::Status AccountingPolicy(std::string_view limit) {
       .Subject(limit);
 }
 
+absl::Status InvalidNice() {
+  return ModelError(kInvalid, Reason::kInvalidNice, "Invalid --nice value");
+}
+
+absl::Status InvalidTimeMin() {
+  return ModelError(kInvalid, Reason::kInvalidTimeMin,
+                    "Invalid time-min specification (exceeds job's time or other limits)");
+}
+
+absl::Status InvalidNodeName(std::string_view node) {
+  return Error(kInvalid, Reason::kInvalidNodeName, "Invalid node name specified").Subject(node);
+}
+
+absl::Status InvalidFeature(std::string_view text) {
+  return Error(kInvalid, Reason::kInvalidFeature, "Invalid feature specification").Subject(text);
+}
+
+absl::Status CannotStartNow() {
+  return ModelError(kPrecondition, Reason::kCannotStartNow, "Job can not start immediately");
+}
+
+absl::Status NotSupported(std::string_view what) {
+  return Error(kInvalid, Reason::kNotSupported, "Requested operation not supported on this system")
+      .Subject(what);
+}
+
 absl::Status InvalidTimeLimit() {
   return ModelError(kInvalid, Reason::kInvalidTimeLimit,
                     "Requested time limit is invalid (missing or exceeds some limit)");

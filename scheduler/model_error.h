@@ -52,6 +52,12 @@ enum class Reason {
   kInvalidAccount,        // 2045 "Invalid account or account/partition combination specified"
   kInvalidQos,            // 2066 "Invalid qos specification"
   kAccountingPolicy,      // 2050 "Job violates accounting/QOS policy (...)"; subject: the limit
+  kInvalidNice,           // 2123 "Invalid --nice value"
+  kInvalidTimeMin,        // 2124 "Invalid time-min specification (exceeds job's time ...)"
+  kInvalidNodeName,       // 2018 "Invalid node name specified"
+  kInvalidFeature,        // 2029 "Invalid feature specification"
+  kCannotStartNow,        // 2078 "Job can not start immediately"
+  kNotSupported,          // 2036 "Requested operation not supported on this system"
   // Both / control plane
   kUnknownNode,
   kInvalidArgument,  // generic bad value; message names the field
@@ -126,8 +132,17 @@ absl::Status InvalidAccount(std::string_view account);  // kInvalidAccount, subj
 absl::Status InvalidQos(std::string_view qos);          // kInvalidQos, subject
 // kAccountingPolicy, subject: the limit's reason string ("QOSMaxSubmitJobPerUserLimit").
 absl::Status AccountingPolicy(std::string_view limit);
-absl::Status SlurmJobNotFound(int64_t slurm_job_id);    // kJobNotFound, subject: the id
-absl::Status AccessDenied(std::string_view user);       // subject: the user who asked
+absl::Status SlurmJobNotFound(int64_t slurm_job_id);  // kJobNotFound, subject: the id
+absl::Status AccessDenied(std::string_view user);     // subject: the user who asked
+absl::Status InvalidNice();                           // kInvalidNice
+absl::Status InvalidTimeMin();                        // kInvalidTimeMin
+absl::Status InvalidNodeName(std::string_view node);  // kInvalidNodeName, subject
+absl::Status InvalidFeature(std::string_view text);   // kInvalidFeature, subject
+absl::Status CannotStartNow();                        // kCannotStartNow
+// kNotSupported, subject: what the model does not honour (valid to Slurm).
+absl::Status NotSupported(std::string_view what);
+absl::Status SlurmJobNotFound(int64_t slurm_job_id);  // kJobNotFound, subject: the id
+absl::Status AccessDenied(std::string_view user);     // subject: the user who asked
 absl::Status JobAlreadyFinished();
 absl::Status TransitionStateNoUpdate();
 

@@ -17,7 +17,8 @@ namespace schedemu {
 
 std::optional<Shape> Scheduling::ShapeOf(const World& w, const Job& j, bool with_limit) {
   if (!j.request.required_nodes.empty() || !j.request.excluded_nodes.empty() ||
-      j.request.mem_per_worker_mb > 0) {  // memory is not part of a Shape: no sharing
+      j.request.mem_per_worker_mb > 0 || j.request.exclusive || !j.request.constraints.empty() ||
+      j.request.time_min > 0) {  // not part of a Shape: no sharing
     return std::nullopt;
   }
   // preempt/qos: who a job may preempt depends on its QOS, which is not part of a Shape.

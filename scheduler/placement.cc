@@ -49,6 +49,12 @@ int Placement::Capacity(const PlaceSpec& s, int free_gpus, int free_cpus, int64_
   return cap;
 }
 
+int Placement::NodeCapacity(const World& w, const PlaceSpec& s, NodeIndex i, int free_gpus,
+                            int free_cpus, int64_t free_mem) {
+  if (s.exclusive && free_cpus < w.nodes_[i].cpus) return 0;
+  return Capacity(s, free_gpus, free_cpus, free_mem);
+}
+
 bool Placement::NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i) {
   const Node& n = w.nodes_[i];
   if (!Pools::Usable(n)) return false;
@@ -107,7 +113,7 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   for (NodeIndex i : s.required) {
     if (!InPools(w, s, i) || !NodeEligible(w, s, i)) return std::nullopt;
     const Freed f = eff(i);
-    if (Capacity(s, f.gpus, f.cpus, f.mem_mb) < 1) return std::nullopt;
+    if (NodeCapacity(w, s, i, f.gpus, f.cpus, f.mem_mb) < 1) return std::nullopt;
     out.push_back({i, 1});
     taken.insert(i);
     --rem;
@@ -115,7 +121,7 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   if (rem <= 0) return rem == 0 ? std::optional<NodeCounts>(out) : std::nullopt;
   auto consider = [&](NodeIndex i, int g, int c, int64_t m) -> bool {  // true = done
     if (taken.contains(i) || !NodeEligible(w, s, i)) return false;
-    int cap = Capacity(s, g, c, m);
+    int cap = NodeCapacity(w, s, i, g, c, m);
     if (cap <= 0) return false;
     int k = std::min(cap, rem);
     out.push_back({i, k});
@@ -193,7 +199,7 @@ std::vector<WorkerPlacement> Placement::Materialize(const World& w, const PlaceS
     for (int k = 0; k < count; ++k) {
       WorkerPlacement wp;
       wp.node = i;
-      wp.cpus = s.cpus;
+      wp.cpus = s.exclusive ? n.cpus : s.cpus;  // an exclusive job holds the whole node
       wp.mem_mb = s.mem;
       while (static_cast<int>(wp.gpus.size()) < s.gpus && next < n.gpus()) {
         if (n.gpu_owner[next] == kNoJob) wp.gpus.push_back(next);
@@ -235,6 +241,7 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservati
   base.mem = j.request.mem_per_worker_mb;
   base.job = j.id;
   base.distinct = true;
+  base.exclusive = j.request.exclusive;
   base.pools = {Pools::PartitionPool(w, j.cluster, j.partition)};
   for (const std::string& n : j.request.required_nodes) {
     int i = w.FindNode(n);
@@ -247,6 +254,7 @@ PlaceSpec Placement::SlurmSpec(const World& w, const Job& j, bool with_reservati
   if (with_reservations && !w.clusters_[j.cluster].reservations.empty()) {
     Reservations::Constrain(w, j, base);
   }
+  if (!j.request.constraints.empty()) SlurmFields::ConstrainFeatures(w, j, base);
   return base;
 }
 
@@ -329,8 +337,8 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
     return items;
   }
   const int64_t want = s.workers;
-  auto capped = [&](int g, int c, int64_t m) {
-    return std::min<int64_t>(Capacity(s, g, c, m), want);
+  auto capped = [&](NodeIndex i, int g, int c, int64_t m) {
+    return std::min<int64_t>(NodeCapacity(w, s, i, g, c, m), want);
   };
   int64_t total = 0;
   for (int p : s.pools) {
@@ -338,7 +346,7 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
     for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
       if (!NodeEligible(w, s, it->second)) continue;
       const Node& n = w.nodes_[it->second];
-      total += capped(n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb);
+      total += capped(it->second, n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb);
       if (total >= want) return items;
     }
   }
@@ -352,11 +360,11 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
       Freed& e = ov[i];
       const int64_t free_mem = n.ram_mb - n.mem_used_mb;
       const int64_t before =
-          capped(n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb);
+          capped(i, n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb);
       e.gpus += static_cast<int>(wp.gpus.size());
       e.cpus += wp.cpus;
       e.mem_mb += wp.mem_mb;
-      total += capped(n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb) - before;
+      total += capped(i, n.free_gpus + e.gpus, n.FreeCpus() + e.cpus, free_mem + e.mem_mb) - before;
     }
     if (total >= want) return items;
   }

@@ -111,8 +111,8 @@ bool SlurmBackfill::Run(World& w, int cluster) {
 // bf_resolution: the backfill plan's time slots. A candidate's end (now + its time limit) rounds
 // up to a multiple of the resolution from the world's start (exact when 0), so a job whose limit
 // ends within one slot of the blocked job's planned start does not backfill.
-TimeMs SlurmBackfill::BackfillEnd(const World& w, const Job& j) {
-  const TimeMs end = AddTime(w.now_, j.time_limit);
+TimeMs SlurmBackfill::BackfillEnd(const World& w, const Job& j, TimeMs limit) {
+  const TimeMs end = AddTime(w.now_, limit);
   const TimeMs r = w.clusters_[j.cluster].config.bf_resolution;
   if (r <= 0 || end == kNever) return end;
   const TimeMs o = w.config_.start_time;
@@ -166,6 +166,11 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     Job& j = JobIndexes::JobAt(w, pk.id);
     ++it;
     assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
+    // deadline_ok: a job that can no longer end by its deadline ends DEADLINE.
+    if (j.request.deadline > 0 && SlurmFields::DeadlineMissed(w, j)) {
+      SlurmFields::EndAtDeadline(w, j);
+      continue;
+    }
     // Dependencies and array throttles (dependencies.cc) keep a job out of the scan.
     if (!j.depends.empty() || j.array_job_id != 0 || gated) {
       if (std::optional<std::string_view> why = Dependencies::Gate(w, j)) {
@@ -283,8 +288,18 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         }
         memo->avoid_fits = 0;
       }
-      if (BackfillEnd(w, j) <= res->at) {
+      if (BackfillEnd(w, j, j.time_limit) <= res->at) {
         if (auto nc = fits()) {
+          Lifecycle::Start(w, j, Placement::Materialize(w, s(), *nc));
+          ++version;
+          continue;
+        }
+      } else if (j.request.time_min > 0 && BackfillEnd(w, j, j.request.time_min) <= res->at) {
+        // time_minimum: the backfill starts it with its limit cut to the minimum (the 22.05
+        // peer: limit 20, time_minimum 2, a 9.5 min hole -> started with 2 min).
+        if (auto nc = fits()) {
+          JobIndexes::ErasePending(w, j);
+          j.time_limit = j.request.time_min;
           Lifecycle::Start(w, j, Placement::Materialize(w, s(), *nc));
           ++version;
           continue;

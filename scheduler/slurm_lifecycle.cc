@@ -44,7 +44,9 @@ void SlurmLifecycle::CompletingEnd(World& w, Job& j) {
   // Requeue: a new run, submit time = the time the previous run ended.
   const SlurmClusterConfig& cc = w.clusters_[j.cluster].config;
   const TimeMs requeued_at = j.runs.back().end_time;
+  j.time_limit = j.asked_time_limit;  // a limit cut for the run (time_minimum, deadline) is back
   Lifecycle::NewRun(w, j, requeued_at, AddTime(requeued_at, cc.requeue_delay));
+  SlurmFields::ArmDeadline(w, j);
   // The job keeps its place in the pending order (queue_seq): slurmctld keeps a requeued job's
   // priority (InitPrio, by submit order), so of two jobs requeued together the older goes first
   // (the peer's c11-preempt_gang golden: JobId=1 restarted before JobId=3, both requeued for

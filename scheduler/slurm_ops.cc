@@ -12,7 +12,8 @@
 // kTransitionStateNoUpdate, to a running job: recorded as an event, the job keeps running.
 // Arrays (`array`, job_arrays.cc): one Job per task under one array job id; signalling the array
 // job id signals every task. Dependencies (`dependency`, dependencies.cc) are parsed here; a bad
-// one refuses the submit.
+// one refuses the submit. nice/priority, constraints, node names, time_minimum, deadline and
+// immediate: slurm_fields.cc.
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
@@ -68,35 +69,10 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     return model_errors::NodeConfigUnavailable();
   }
   if (r.cpus_per_worker == 0) r.cpus_per_worker = 1;
-  {
-    auto unavailable = [] { return model_errors::NodeConfigUnavailable(); };
-    auto suitable = [&](NodeIndex i) {
-      const Node& n = nodes_[i];
-      return !n.removed && n.gpus() >= r.gpus_per_worker && n.cpus >= r.cpus_per_worker &&
-             n.ram_mb >= r.mem_per_worker_mb;
-    };
-    int count = 0;
-    for (NodeIndex i : part.nodes) {
-      const std::string& name = nodes_[i].name;
-      if (std::find(r.excluded_nodes.begin(), r.excluded_nodes.end(), name) !=
-          r.excluded_nodes.end()) {
-        continue;
-      }
-      if (suitable(i) && ++count >= r.workers) break;
-    }
-    for (const std::string& rn : r.required_nodes) {
-      int i = FindNode(rn);
-      if (i < 0 || std::find(part.nodes.begin(), part.nodes.end(), i) == part.nodes.end() ||
-          !suitable(i) ||
-          std::find(r.excluded_nodes.begin(), r.excluded_nodes.end(), rn) !=
-              r.excluded_nodes.end()) {
-        return unavailable();
-      }
-    }
-    if (count < r.workers || static_cast<int>(r.required_nodes.size()) > r.workers) {
-      return unavailable();
-    }
-  }
+  const bool op = SlurmFields::IsOperator(*this, ci, r.tenant);
+  if (r.nice < 0 && !op) return model_errors::InvalidNice();
+  if (!op) r.admin_priority = -1;  // slurmctld ignores a user's priority (the 22.05 peer)
+  if (absl::Status st = SlurmFields::CheckNodes(*this, ci, part, r); !st.ok()) return st;
   ScriptInterpretation script = InterpretScript(r.script);
   TimeMs limit = r.time_limit;
   if (limit == kNever && script.sbatch_time_limit) limit = *script.sbatch_time_limit;
@@ -107,6 +83,14 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   } else {
     limit = part.config.default_time != kNever ? part.config.default_time : part.config.max_time;
     limit = QosLimits::CapTimeLimit(*this, ci, r, limit);
+  }
+  if (r.time_min > 0 && limit != kNever && r.time_min > limit) {
+    return model_errors::InvalidTimeMin();
+  }
+  if (r.time_min >= limit) r.time_min = 0;  // nothing to shrink
+  if (r.deadline > 0 && r.deadline < now_) return model_errors::InvalidTimeLimit();
+  if (r.immediate && !r.array.empty()) {
+    return model_errors::NotSupported("immediate with an array");
   }
   if (!r.reservation.empty()) {
     if (absl::Status st = Reservations::CheckAccess(*this, ci, r); !st.ok()) return st;
@@ -139,6 +123,8 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     j.qos_priority = QosPolicy::PriorityOf(*this, ci, j.request);
     j.preemptible = QosPolicy::ModeOf(*this, j) != PreemptMode::kOff;
     j.time_limit = limit;
+    j.asked_time_limit = limit;
+    j.slurm_priority = SlurmFields::Priority(part.config, j.request, j.qos_priority);
     j.reason = "None";
     if (array) {
       j.array_job_id = slurm_id;
@@ -175,11 +161,15 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
     if (!j.depends.empty() && !j.held) {
       if (std::optional<std::string_view> why = Dependencies::Waiting(*this, j)) j.reason = *why;
     }
+    SlurmFields::ArmDeadline(*this, j);
     return j;
   };
   if (!array) {
     Job& j = make(std::move(r), -1);
     ix_.slurm_ids[{ci, slurm_id}] = j.id;
+    if (j.request.immediate && !SlurmFields::StartImmediately(*this, j)) {
+      return model_errors::CannotStartNow();
+    }
     return j.id;
   }
   JobArray& arr = clusters_[ci].arrays[slurm_id];

@@ -56,6 +56,12 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
         JobIndexes::InsertPending(w, j);
       }
       break;
+    case TimerKind::kDeadline:
+      if (j.generation == ev.generation && j.state == JobState::kPending &&
+          SlurmFields::DeadlineMissed(w, j)) {
+        SlurmFields::EndAtDeadline(w, j);
+      }
+      break;
     case TimerKind::kPurge:
       if (IsTerminal(j.state) && !j.purged && j.purge_at == ev.time) {
         j.purged = true;

@@ -21,6 +21,7 @@ enum class TimerKind : int {
   kReservationStart = 6,
   kReservationEnd = 7,
   kBackfill = 8,  // Slurm bf_interval: the backfill pass of cluster `job`, generation 0
+  kDeadline = 9,  // Slurm: a pending job can no longer end by its deadline (slurm_fields.cc)
 };
 
 struct TimedEvent {

@@ -38,6 +38,8 @@ std::string_view JobStateName(JobState s) {
       return "NODE_FAIL";
     case JobState::kPreempted:
       return "PREEMPTED";
+    case JobState::kDeadline:
+      return "DEADLINE";
   }
   return "UNKNOWN";
 }

@@ -42,6 +42,7 @@ enum class JobState {
   kTimeout,
   kNodeFail,
   kPreempted,  // Slurm PREEMPTED (PreemptMode=CANCEL), Cloud.ru Terminated
+  kDeadline,   // Slurm DEADLINE: could not end by its deadline (reason DeadLine)
 };
 bool IsTerminal(JobState s);
 std::string_view JobStateName(JobState s);  // "PENDING", "RUNNING", ... (model names, for logs)

@@ -247,6 +247,7 @@ class World {
   friend struct SlurmOps;           // slurm_ops.cc: Slurm submit and signal
   friend struct QosLimits;          // qos_limits.cc: AccountingStorageEnforce
   friend struct WorldImage;         // world_image.cc: the world as bytes (state files)
+  friend struct SlurmFields;        // slurm_fields.cc: nice, deadline, immediate, features
 
   WorldConfig config_;
   Clock clock_;

@@ -215,6 +215,7 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
             absl::StrCat("node '", nc.name, "': negative gpus/cpus"));
       }
       NodeIndex i = Pools::NewNode(w, nc.name, nc.gpu_type, nc.gpus, nc.cpus, nc.memory_mb);
+      w.nodes_[i].features = nc.features;
       w.nodes_[i].cluster = ci;
       w.clusters_[ci].nodes.push_back(i);
     }

@@ -39,7 +39,7 @@ void Fields(A& a, PartitionConfig& x) {
 }
 template <class A>
 void Fields(A& a, SlurmNodeConfig& x) {
-  a(x.name, x.gpus, x.gpu_type, x.cpus, x.memory_mb);
+  a(x.name, x.gpus, x.gpu_type, x.cpus, x.memory_mb, x.features);
 }
 template <class A>
 void Fields(A& a, SlurmUserConfig& x) {
@@ -115,7 +115,7 @@ void Fields(A& a, WorldConfig& x) {
 template <class A>
 void Fields(A& a, Node& x) {
   a(x.index, x.name, x.gpu_model, x.cpus, x.ram_mb, x.state, x.state_reason, x.gpu_owner,
-    x.cpus_used, x.mem_used_mb, x.allocation, x.cluster, x.free_gpus, x.removed);
+    x.cpus_used, x.mem_used_mb, x.allocation, x.cluster, x.free_gpus, x.removed, x.features);
 }
 template <class A>
 void Fields(A& a, Allocation& x) {
@@ -177,16 +177,18 @@ void Fields(A& a, JobRequest& x) {
     x.instance_type, x.priority_class, x.job_type, x.max_retry, x.cluster, x.partition, x.requeue,
     x.hold, x.begin_time, x.required_nodes, x.excluded_nodes, x.account, x.qos, x.reservation,
     x.array, x.dependency, x.workers, x.gpus_per_worker, x.cpus_per_worker, x.mem_per_worker_mb,
-    x.time_limit, x.env, x.script, x.spec);
+    x.time_limit, x.env, x.script, x.spec, x.nice, x.admin_priority, x.deadline, x.time_min,
+    x.exclusive, x.constraints, x.kill_on_node_fail, x.immediate);
 }
 template <class A>
 void Fields(A& a, Job& x) {
   a(x.id, x.request, x.name, x.uid, x.slurm_job_id, x.cluster, x.partition, x.queue, x.allocation,
-    x.region, x.instance_type, x.priority_class, x.priority_rank, x.qos_priority, x.preemptible, x.state,
-    x.after_completing, x.reason, x.held, x.created_at, x.pending_at, x.running_at, x.completed_at,
-    x.updated_at, x.restart_count, x.exit_code, x.signal, x.behaviour, x.placement, x.preemptions,
-    x.runs, x.generation, x.queue_seq, x.time_limit, x.expected_end, x.completing_until, x.purged,
-    x.purge_at, x.array_job_id, x.array_task_id, x.array_split, x.depends, x.depend_any);
+    x.region, x.instance_type, x.priority_class, x.priority_rank, x.qos_priority, x.preemptible,
+    x.state, x.after_completing, x.reason, x.held, x.created_at, x.pending_at, x.running_at,
+    x.completed_at, x.updated_at, x.restart_count, x.exit_code, x.signal, x.behaviour, x.placement,
+    x.preemptions, x.runs, x.generation, x.queue_seq, x.time_limit, x.expected_end,
+    x.completing_until, x.purged, x.purge_at, x.array_job_id, x.array_task_id, x.array_split,
+    x.depends, x.depend_any, x.slurm_priority, x.asked_time_limit);
 }
 template <class A>
 void Fields(A& a, Event& x) {
@@ -229,7 +231,7 @@ SCHEDEMU_IMAGE_SIZE(QueueConfig, 160);
 SCHEDEMU_IMAGE_SIZE(AllocationConfig, 248);
 SCHEDEMU_IMAGE_SIZE(RegionConfig, 96);
 SCHEDEMU_IMAGE_SIZE(PartitionConfig, 96);
-SCHEDEMU_IMAGE_SIZE(SlurmNodeConfig, 88);
+SCHEDEMU_IMAGE_SIZE(SlurmNodeConfig, 112);
 SCHEDEMU_IMAGE_SIZE(SlurmUserConfig, 128);
 SCHEDEMU_IMAGE_SIZE(SlurmAccountConfig, 152);
 SCHEDEMU_IMAGE_SIZE(SlurmQosConfig, 376);
@@ -241,7 +243,7 @@ SCHEDEMU_IMAGE_SIZE(BehaviourSpec, 72);
 SCHEDEMU_IMAGE_SIZE(JobSelector, 112);
 SCHEDEMU_IMAGE_SIZE(BehaviourRule, 216);
 SCHEDEMU_IMAGE_SIZE(WorldConfig, 256);
-SCHEDEMU_IMAGE_SIZE(Node, 184);
+SCHEDEMU_IMAGE_SIZE(Node, 208);
 SCHEDEMU_IMAGE_SIZE(Allocation, 392);
 SCHEDEMU_IMAGE_SIZE(Queue, 200);
 SCHEDEMU_IMAGE_SIZE(Region, 144);
@@ -254,8 +256,8 @@ SCHEDEMU_IMAGE_SIZE(Token, 152);
 SCHEDEMU_IMAGE_SIZE(WorkerPlacement, 48);
 SCHEDEMU_IMAGE_SIZE(Preemption, 80);
 SCHEDEMU_IMAGE_SIZE(JobRun, 112);
-SCHEDEMU_IMAGE_SIZE(JobRequest, 712);
-SCHEDEMU_IMAGE_SIZE(Job, 1256);
+SCHEDEMU_IMAGE_SIZE(JobRequest, 784);
+SCHEDEMU_IMAGE_SIZE(Job, 1344);
 SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);

@@ -131,8 +131,9 @@ struct PlaceSpec {
   int workers = 1;
   int gpus = 0;
   int cpus = 0;
-  int64_t mem = 0;        // Slurm: MB per worker, against the node's free memory (+ overlay)
-  bool distinct = false;  // Slurm: one worker per node
+  int64_t mem = 0;         // Slurm: MB per worker, against the node's free memory (+ overlay)
+  bool distinct = false;   // Slurm: one worker per node
+  bool exclusive = false;  // Slurm shared none/user: only idle nodes, taken whole (all CPUs)
   JobId job = kNoJob;
   std::vector<NodeIndex> required;
   absl::flat_hash_set<NodeIndex> excluded;
@@ -159,6 +160,9 @@ struct Placement {
  private:
   static int64_t WorkerBound(const World& w, const PlaceSpec& s);
   static int Capacity(const PlaceSpec& s, int free_gpus, int free_cpus, int64_t free_mem);
+  // Capacity on node i; an exclusive spec needs every CPU of the node free.
+  static int NodeCapacity(const World& w, const PlaceSpec& s, NodeIndex i, int free_gpus,
+                          int free_cpus, int64_t free_mem);
   static bool NodeEligible(const World& w, const PlaceSpec& s, NodeIndex i);
   static bool InPools(const World& w, const PlaceSpec& s, NodeIndex i);
 };
@@ -275,7 +279,8 @@ struct SlurmBackfill {
   // `backfill`: start jobs past a blocked one (else the main pass); sets *left_blocked when a
   // job stayed pending behind the scan.
   static bool Scan(World& w, int cluster, bool backfill, bool* left_blocked);
-  static TimeMs BackfillEnd(const World& w, const Job& j);
+  // When `j` would end if it started now with time limit `limit`, on the bf_resolution grid.
+  static TimeMs BackfillEnd(const World& w, const Job& j, TimeMs limit);
 };
 
 // ---- reservations.cc: Slurm advance reservations (scheduler/reservations.h) ----
@@ -343,6 +348,35 @@ struct QosPolicy {
   static bool MayPreempt(const World& w, const Job& preemptor, const Job& victim);
   static int PreemptOrder(const World& w, const Job& victim);  // the victim's QOS priority
   static PreemptMode ModeOf(const World& w, const Job& j);     // QOS preempt_mode, else partition
+};
+
+// ---- slurm_fields.cc: the job_desc fields beyond the resources (docs/slurm-jobs.md) ----
+struct SlurmFields {
+  // Operators: root, the cluster's SlurmUser, users with admin_level Operator/Administrator.
+  static bool IsOperator(const World& w, int cluster, std::string_view user);
+  // The job priority: the operator's `priority`, else PriorityTier * 1000 + 1 plus the QOS part
+  // (`qos`: QosPolicy::PriorityOf) less `nice` (at least 1).
+  static int64_t Priority(const PartitionConfig& p, const JobRequest& r, int64_t qos);
+  // Submit checks of constraints, required/excluded node names and the node configuration
+  // (2029, 2036, 2018, 2014).
+  static absl::Status CheckNodes(const World& w, int cluster, const Partition& part,
+                                 const JobRequest& r);
+  // Deadline: a pending job is doomed when now + (time_minimum, else its time limit) is past the
+  // deadline (slurmctld's deadline_ok); the timer wakes the model at that instant.
+  static bool DeadlineMissed(const World& w, const Job& j);
+  static void ArmDeadline(World& w, const Job& j);
+  static void EndAtDeadline(World& w, Job& j);  // DEADLINE now, reason DeadLine
+  // Lifecycle::Start: a job with a deadline runs at most until it (the limit is cut to the
+  // whole minutes left, as slurmctld does).
+  static void ClipToDeadline(const World& w, Job& j);
+  // `immediate`: starts `j` now if it is the top of its partition and fits; else ends it FAILED
+  // (reason BadConstraints) and answers false.
+  static bool StartImmediately(World& w, Job& j);
+  // kill_on_node_fail false: a job on several nodes loses a failed node other than its first
+  // (the batch host) and keeps running; false when the job must end.
+  static bool SurviveNodeFailure(World& w, Job& j, NodeIndex node);
+  // Placement: keeps `s` to the nodes whose features satisfy the job's constraints.
+  static void ConstrainFeatures(const World& w, const Job& j, PlaceSpec& s);
 };
 
 // ---- slurm_ops.cc: Slurm submit and signal ----

@@ -84,6 +84,7 @@ std::string ListStatus(JobState s) {
       return "Completed";
     case JobState::kFailed:
     case JobState::kNodeFail:
+    case JobState::kDeadline:  // Slurm only
       return "Failed";
     case JobState::kCancelled:
     case JobState::kTimeout:

@@ -61,6 +61,7 @@ std::pair<const char*, const char*> PodStatusReason(JobState s) {
       return {"Completed", "Completed"};
     case JobState::kFailed:
     case JobState::kNodeFail:
+    case JobState::kDeadline:  // Slurm only
       return {"Failed", "Error"};
     case JobState::kCancelled:
     case JobState::kTimeout:

@@ -15,6 +15,7 @@
 #include "api/scenario/slurm_accounting.h"
 #include "api/scenario/timeline.h"
 #include "scheduler/absl_compat.h"
+#include "scheduler/hostlist.h"
 #include "scheduler/instance_type.h"
 
 namespace schedemu::api {
@@ -318,6 +319,7 @@ class ScenarioReader {
       proto.gpu_type = nr.StringOr("gpu_type", proto.gpu_type);
       if (auto cpus = nr.Int("cpus", false, 1, 100000)) proto.cpus = static_cast<int>(*cpus);
       if (auto m = nr.Int("memory_mb", false, 1)) proto.memory_mb = *m;
+      if (auto f = nr.StringArray("features")) proto.features = *f;
       nr.Finish();
       if (!nr.ok()) break;
       for (const auto& n : *names) {
@@ -501,49 +503,7 @@ class ScenarioReader {
 }  // namespace
 
 std::optional<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
-  if (expr.empty()) return std::nullopt;
-  size_t open = expr.find('[');
-  if (open == std::string_view::npos) {
-    if (expr.find(']') != std::string_view::npos || expr.find(',') != std::string_view::npos) {
-      return std::nullopt;
-    }
-    return std::vector<std::string>{std::string(expr)};
-  }
-  size_t close = expr.find(']', open);
-  if (close == std::string_view::npos) return std::nullopt;
-  std::string_view prefix = expr.substr(0, open);
-  std::string_view body = expr.substr(open + 1, close - open - 1);
-  auto rest = ExpandHostlist(expr.substr(close + 1).empty() ? std::string_view("\x01")
-                                                            : expr.substr(close + 1));
-  if (!rest) return std::nullopt;
-  std::vector<std::string> middles;
-  for (absl::string_view part_a :
-       absl::StrSplit(absl::string_view(body.data(), body.size()), ',')) {
-    std::string_view part(part_a.data(), part_a.size());
-    size_t dash = part.find('-');
-    std::string_view lo = part.substr(0, dash);
-    std::string_view hi = dash == std::string_view::npos ? part : part.substr(dash + 1);
-    if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9) return std::nullopt;
-    for (char ch : lo)
-      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
-    for (char ch : hi)
-      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
-    int a = std::stoi(std::string(lo)), b = std::stoi(std::string(hi));
-    if (b < a || b - a > 100000) return std::nullopt;
-    size_t width = lo.size() > 1 && lo[0] == '0' ? lo.size() : 0;
-    for (int v = a; v <= b; ++v) {
-      std::string s = std::to_string(v);
-      if (s.size() < width) s.insert(0, width - s.size(), '0');
-      middles.push_back(std::move(s));
-    }
-  }
-  std::vector<std::string> out;
-  for (const auto& m : middles) {
-    for (const auto& r : *rest) {
-      out.push_back(absl::StrCat(std::string(prefix), m, r == "\x01" ? std::string() : r));
-    }
-  }
-  return out;
+  return ExpandHostRange(expr);
 }
 
 BehaviourSpec ReadBehaviourSpec(JsonObjectReader& r) {

@@ -89,6 +89,7 @@ SlurmResponse Diag(const Call& call) {
         case JobState::kTimeout:
         case JobState::kNodeFail:
         case JobState::kPreempted:
+        case JobState::kDeadline:
           ++failed;
           break;
         default:

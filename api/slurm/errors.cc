@@ -59,6 +59,14 @@ std::string SlurmStrerror(int error_number) {
       return "Job dependency problem";
     case kEslurmInvalidArray:
       return "Invalid job array specification";
+    case kEslurmInvalidFeature:
+      return "Invalid feature specification";
+    case kEslurmCanNotStartImmediately:
+      return "Job can not start immediately";
+    case kEslurmInvalidNice:
+      return "Invalid --nice value";
+    case kEslurmInvalidTimeMinLimit:
+      return "Invalid time-min specification (exceeds job's time or other limits)";
     case kEslurmInvalidGres:
       return "Invalid generic resource (gres) specification";
     case kEslurmEnvironmentMissing:
@@ -241,6 +249,12 @@ SlurmWarning WarningNotModelledField(std::string_view field, std::string_view js
   return {absl::StrCat("Ignoring field \"", AV(field), "\" of type ", AV(json_type),
                        " in JOB_DESC_MSG: accepted by slurmctld but not modelled by this "
                        "emulator, it has no effect"),
+          std::string(source)};
+}
+SlurmWarning WarningPartlyModelled(std::string_view field, std::string_view what,
+                                   std::string_view source) {
+  return {absl::StrCat("Field \"", AV(field),
+                       "\" in JOB_DESC_MSG is modelled in part by this emulator: ", AV(what)),
           std::string(source)};
 }
 SlurmWarning WarningDbQueryFoundNothing(std::string_view func, std::string_view caller) {

@@ -41,6 +41,10 @@ inline constexpr int kEslurmInvalidGres = 2072;
 inline constexpr int kEslurmDependency = 2038;
 inline constexpr int kEslurmInvalidQos = 2066;
 inline constexpr int kEslurmInvalidArray = 2081;
+inline constexpr int kEslurmInvalidFeature = 2029;
+inline constexpr int kEslurmCanNotStartImmediately = 2078;
+inline constexpr int kEslurmInvalidNice = 2123;
+inline constexpr int kEslurmInvalidTimeMinLimit = 2124;
 inline constexpr int kEslurmEnvironmentMissing = 2127;
 inline constexpr int kEslurmDbConnection = 7000;
 inline constexpr int kEslurmRestInvalidQuery = 9000;
@@ -124,6 +128,9 @@ SlurmWarning WarningUnknownField(std::string_view field, std::string_view json_t
 SlurmWarning WarningExpectedArrayGotObject(std::string_view source);
 // A job_desc_msg field the v0.0.42 spec defines that the emulator does not model (docs/
 // slurm-jobs.md, the inventory): never dropped without a word.
+// A job_desc field the emulator honours only in part: `what` says how.
+SlurmWarning WarningPartlyModelled(std::string_view field, std::string_view what,
+                                   std::string_view source);
 SlurmWarning WarningNotModelledField(std::string_view field, std::string_view json_type,
                                      std::string_view source);
 SlurmWarning WarningNoJobChanges(int64_t update_time);

@@ -39,6 +39,7 @@ JobFacts JobFacts::Of(const World& world, const Job& job) {
   f.spec = SlurmJobSpec::Decode(job.request.spec);
   const JobRequest& q = job.request;
   f.user = q.tenant;
+  f.priority = job.slurm_priority;
   f.partition = q.partition;
   const SlurmCluster* cluster = nullptr;
   const Partition* partition = nullptr;

@@ -52,8 +52,12 @@ struct JobFacts {
   // A pattern expanded for this job, with `first_node` as %N.
   std::string ExpandStdio(std::string_view pattern, const Job& job,
                           std::string_view first_node) const;
+  int64_t priority = 0;  // the model's Slurm job priority (nice, an operator's priority)
   // The priority slurmctld gives (0 while held).
-  int64_t Priority(bool held) const { return held ? 0 : int64_t{priority_tier} * 1000 + 1; }
+  int64_t Priority(bool held) const {
+    if (held) return 0;
+    return priority > 0 ? priority : int64_t{priority_tier} * 1000 + 1;
+  }
   // The TRES the job asks for, as "cpu=..,mem=..,node=..,billing=..[,gres/gpu=..]".
   std::string TresString() const;
 };

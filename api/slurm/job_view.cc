@@ -87,7 +87,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   WriteNoValUnset(w.Key("cpu_frequency_governor"));
   w.Field("cpus_per_tres", "");
   w.Field("cron", "");
-  WriteNoVal(w.Key("deadline"), 0);
+  WriteNoVal(w.Key("deadline"), ToSeconds(q.deadline));
   WriteNoVal(w.Key("delay_boot"), 0);
   w.Field("dependency", world.DependencyText(job));
   WriteExitCodeVerbose(w.Key("derived_exit_code"), ended ? run.exit_code : 0, 0);
@@ -97,7 +97,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   WriteExitCodeVerbose(w.Key("exit_code"), run.exit_code, run.signal);
   w.Field("extra", "");
   w.Field("failed_node", "");
-  w.Field("features", "");
+  w.Field("features", q.constraints);
   w.Field("federation_origin", "");
   w.Field("federation_siblings_active", "");
   w.Field("federation_siblings_viable", "");
@@ -115,7 +115,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
     w.Field("count", static_cast<int>(job.placement.size()));
     w.Key("select_type").BeginArray().String("AVAILABLE").EndArray();
     w.Field("list", nodes);
-    w.Field("whole", false);
+    w.Field("whole", job.request.exclusive);  // shared none: whole nodes
     w.Key("allocation").BeginArray();
     int idx = 0;
     for (const WorkerPlacement& p : job.placement) {
@@ -204,7 +204,11 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   w.Field("resv_name", q.reservation);
   w.Field("scheduled_nodes", "");
   w.Field("selinux_context", "");
-  w.Key("shared").EmptyArray();
+  if (q.exclusive) {
+    w.Key("shared").BeginArray().String("none").EndArray();
+  } else {
+    w.Key("shared").EmptyArray();
+  }
   w.Field("sockets_per_board", 0);
   WriteNoValUnset(w.Key("sockets_per_node"));
   WriteNoValTime(w.Key("start_time"), run.start);
@@ -217,7 +221,7 @@ void WriteJobInfo(JsonWriter& w, const World& world, const Job& job, int version
   WriteNoVal(w.Key("suspend_time"), 0);
   w.Field("system_comment", "");
   WriteNoValMinutes(w.Key("time_limit"), f.time_limit);
-  WriteNoVal(w.Key("time_minimum"), 0);
+  WriteNoVal(w.Key("time_minimum"), q.time_min / 60'000);
   WriteNoValUnset(w.Key("threads_per_core"));
   w.Field("tres_bind", "");
   w.Field("tres_freq", "");

@@ -58,6 +58,18 @@ int SubmitErrorFor(const absl::Status& status) {
       return kEslurmInvalidQos;
     case Reason::kAccountingPolicy:
       return kEslurmAccountingPolicy;
+    case Reason::kInvalidNice:
+      return kEslurmInvalidNice;
+    case Reason::kInvalidTimeMin:
+      return kEslurmInvalidTimeMinLimit;
+    case Reason::kInvalidNodeName:
+      return kEslurmInvalidNodeName;
+    case Reason::kInvalidFeature:
+      return kEslurmInvalidFeature;
+    case Reason::kCannotStartNow:
+      return kEslurmCanNotStartImmediately;
+    case Reason::kNotSupported:
+      return kEslurmNotSupported;
     default:
       return kSlurmUnspecifiedError;
   }

@@ -1,13 +1,16 @@
 #include "api/slurm/submit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "scheduler/absl_compat.h"
+#include "scheduler/hostlist.h"
 
 namespace schedemu::api::slurm {
 
@@ -143,12 +146,16 @@ const std::set<std::string, std::less<>>& ModelledJobDescFields() {
                                                        "array",
                                                        "begin_time",
                                                        "comment",
+                                                       "constraints",
                                                        "cpus_per_task",
                                                        "current_working_directory",
+                                                       "deadline",
                                                        "dependency",
                                                        "environment",
                                                        "excluded_nodes",
                                                        "hold",
+                                                       "immediate",
+                                                       "kill_on_node_fail",
                                                        "maximum_nodes",
                                                        "memory_per_cpu",
                                                        "memory_per_node",
@@ -164,12 +171,14 @@ const std::set<std::string, std::less<>>& ModelledJobDescFields() {
                                                        "requeue",
                                                        "reservation",
                                                        "script",
+                                                       "shared",
                                                        "standard_error",
                                                        "standard_input",
                                                        "standard_output",
                                                        "tasks",
                                                        "tasks_per_node",
                                                        "time_limit",
+                                                       "time_minimum",
                                                        "tres_per_job",
                                                        "tres_per_node"};
   return k;
@@ -434,7 +443,10 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   std::optional<int64_t> min_cpn = r.Int("minimum_cpus_per_node", 0, kMaxCount);
   r.Int("maximum_nodes", 0, kMaxCount);
   r.Int("minimum_cpus", 0, kMaxCount);
-  if (auto v = r.Int("nice", -2147483645LL, 2147483645LL)) spec.nice = *v;
+  if (auto v = r.Int("nice", -2147483645LL, 2147483645LL)) {
+    spec.nice = *v;
+    q.nice = *v;
+  }
   if (tasks) spec.tasks = *tasks;
   if (tpn) spec.tasks_per_node = *tpn;
   if (cpt) spec.cpus_per_task = *cpt;
@@ -462,15 +474,75 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
     q.time_limit = *v == FieldReader::kInfinite ? kNever : FromSeconds(*v * 60);
     if (*v == 0) q.time_limit = kNever;  // 0 is "no limit given" to slurmctld
   }
-  r.NoValNumber("time_minimum", kMaxMinutes);
+  if (auto v = r.NoValNumber("time_minimum", kMaxMinutes); v && *v != FieldReader::kInfinite) {
+    if (*v > 0) q.time_min = FromSeconds(*v * 60);
+  }
+  if (auto v = r.NoValNumber("deadline", 1LL << 40); v && *v != FieldReader::kInfinite) {
+    if (*v > 0) q.deadline = FromSeconds(*v);
+  }
   if (auto v = r.NoValNumber("begin_time", 1LL << 40); v && *v != FieldReader::kInfinite) {
     q.begin_time = FromSeconds(*v);
   }
   if (auto v = r.Bool("hold")) q.hold = *v;
-  if (auto v = r.NoValNumber("priority", 0xFFFFFFFFLL); v && *v == 0) q.hold = true;
+  if (auto v = r.NoValNumber("priority", 0xFFFFFFFFLL)) {
+    if (*v == 0) {
+      q.hold = true;
+    } else {
+      q.admin_priority = *v == FieldReader::kInfinite ? 0xFFFFFFFELL : *v;  // TOP
+    }
+  }
   if (auto v = r.Bool("requeue")) q.requeue = *v;
-  if (auto v = r.List("required_nodes")) q.required_nodes = *v;
-  if (auto v = r.List("excluded_nodes")) q.excluded_nodes = *v;
+  if (auto v = r.Bool("kill_on_node_fail")) q.kill_on_node_fail = *v;
+  if (auto v = r.Bool("immediate")) q.immediate = *v;
+  if (auto v = r.String("constraints")) {
+    q.constraints = std::string(absl::StripAsciiWhitespace(*v));
+  }
+  // Node lists: hostlist expressions ("n[1-2],n4"), expanded; a malformed one names no node.
+  for (auto [key, dst] :
+       {std::pair<const char*, std::vector<std::string>*>{"required_nodes", &q.required_nodes},
+        {"excluded_nodes", &q.excluded_nodes}}) {
+    // A string is one hostlist ("n[1,3],n4": its commas are not all separators).
+    std::optional<std::vector<std::string>> v;
+    if (const json* raw = r.Get(key); raw != nullptr && raw->is_string()) {
+      v = std::vector<std::string>{raw->get<std::string>()};
+    } else {
+      v = r.List(key);
+    }
+    if (!v) continue;
+    for (const std::string& expr : *v) {
+      std::optional<std::vector<std::string>> names = ExpandHostLists(expr);
+      if (!names) {
+        if (!out->error) out->error = ErrorBatchSubmissionFailed(kEslurmInvalidNodeName);
+        break;
+      }
+      for (std::string& n : *names) {
+        if (std::find(dst->begin(), dst->end(), n) == dst->end()) dst->push_back(std::move(n));
+      }
+    }
+  }
+  // shared: "none" (sbatch --exclusive) takes whole nodes; "user" is modelled as "none"
+  // (stricter: the user's own jobs do not share the nodes either); "oversubscribe" has no effect
+  // with the partitions' OverSubscribe=NO, as in slurmctld; "mcs" and "topo" are not modelled.
+  if (auto v = r.List("shared")) {
+    for (const std::string& mode : *v) {
+      if (mode == "none" || mode == "exclusive") {
+        q.exclusive = true;
+      } else if (mode == "user") {
+        q.exclusive = true;
+        out->warnings.push_back(
+            WarningPartlyModelled("shared",
+                                  "\"user\" is modelled as \"none\": whole nodes, not shared with "
+                                  "the user's own jobs either",
+                                  "#/job/shared"));
+      } else if (mode == "mcs" || mode == "topo") {
+        out->warnings.push_back(WarningPartlyModelled(
+            "shared", absl::StrCat("\"", mode, "\" is not modelled, it has no effect"),
+            "#/job/shared"));
+      } else if (mode != "oversubscribe") {
+        r.Fail("shared", absl::StrCat("Unknown flag \"", mode, "\""));
+      }
+    }
+  }
   r.List("argv");
 
   // GPUs (an absent or empty tres string asks for none).

@@ -42,8 +42,8 @@ TEST(SlurmSubmit, Errors) {
   EXPECT_EQ(s.message(), "Requested node configuration is not available");
   EXPECT_EQ(ReasonOf(submit(SlurmJob("alice", "spot", 5, 1))), Reason::kNodeConfigUnavailable);
   JobRequest r = SlurmJob("alice", "spot", 1, 1);
-  r.required_nodes = {"n9"};
-  EXPECT_EQ(ReasonOf(submit(r)), Reason::kNodeConfigUnavailable);
+  r.required_nodes = {"n9"};  // a node the cluster does not have: 2018 (the 22.05 peer)
+  EXPECT_EQ(ReasonOf(submit(r)), Reason::kInvalidNodeName);
   EXPECT_EQ(ReasonOf(submit(SlurmJob("alice", "spot", 0, 1))), Reason::kInvalidNodeCount);
   r = SlurmJob("alice", "spot", 1, 1);
   r.cluster = "projects/x/locations/y/modelDevelopmentClusters/z";
