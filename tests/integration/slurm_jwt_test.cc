@@ -7,6 +7,7 @@
 #include <openssl/hmac.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -353,7 +354,8 @@ TEST_F(SlurmJwtTest, MintedTokensRoundTrip) {
   ExpectOk(Get("/slurm/v0.0.42/jobs", {{"X-SLURM-USER-TOKEN", minted["token"]}}), "other");
 
   // schedemu jwt-key: the raw key, mode 0600; a token signed with it verifies.
-  const std::string key_file = ::testing::TempDir() + "/slurmjwt-test.key";
+  const std::string key_file =
+      ::testing::TempDir() + "/slurmjwt-test-" + std::to_string(getpid()) + ".key";
   std::remove(key_file.c_str());
   out = RunBinary("jwt-key --out " + key_file, &status);
   ASSERT_EQ(status, 0) << out;
