@@ -26,6 +26,7 @@
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 #include "scheduler/world_image.h"
+#include "tests/api/durable_process.h"
 
 namespace schedemu::api::image_testing {
 namespace {
@@ -39,65 +40,12 @@ constexpr char kEnvelope[] =
     "/v1beta1/projects/demo-project/locations/us-central1/modelDevelopmentClusters/"
     "demo-cluster:callSlurmRestApi";
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteAll(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
-
+using durable_testing::ReadFile;
+using durable_testing::WriteFile;
+using Process = durable_testing::DurableProcess;
 std::string StatePath(const std::string& name) {
-  fs::path d = fs::path(::testing::TempDir()) / ("schedemu-image-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return (d / "state.json").string();
+  return durable_testing::FreshDir("image", name) + "/state.json";
 }
-
-// One "process" of `serve --state-file` on the default scenario, in-process.
-struct Process {
-  std::unique_ptr<Emulator> emu;
-  std::shared_ptr<DurableState> state;
-  std::unique_ptr<InProcessApi> api;
-  absl::Status status;
-  RecoveryReport report;
-
-  explicit Process(const std::string& path) {
-    auto s = ParseScenario(std::string(DefaultScenarioText()), "scenario.json");
-    if (!s.ok()) {
-      status = s.status();
-      return;
-    }
-    EmulatorOptions o;
-    o.journal_requests = true;
-    emu = std::make_unique<Emulator>(o, [] { return int64_t{0}; });
-    status = emu->Load(s->world, s->text);
-    if (!status.ok()) return;
-    api = std::make_unique<InProcessApi>(AllRouteGroups(*emu));
-    DurabilityOptions d;
-    d.snapshot_every = 1000000;
-    auto opened = DurableState::Open(*emu, path, d, &report);
-    if (!opened.ok()) {
-      status = opened.status();
-      return;
-    }
-    state = *opened;
-  }
-
-  HttpResponse Call(const std::string& method, const std::string& target, const json& body,
-                    std::map<std::string, std::string> headers = {}) {
-    headers.emplace("content-type", "application/json");
-    return api->Call(method, target, headers, body.is_null() ? "" : body.dump());
-  }
-  std::string Get(const std::string& target, std::map<std::string, std::string> headers = {}) {
-    HttpResponse r = api->Call("GET", target, headers);
-    return std::to_string(r.status) + " " + r.body;
-  }
-};
 
 std::map<std::string, std::string> CloudRu(const std::string& token) {
   return {
@@ -265,7 +213,7 @@ TEST(WorldImageTest, ARestartRightAfterASnapshotChangesNothing) {
       ASSERT_TRUE(p.state->Snapshot().ok());
       if (tail) Tail(p, token);
     }  // killed: only the files remain
-    ASSERT_THAT(ReadAll(path), ::testing::StartsWith("schedemu-state 4 "));
+    ASSERT_THAT(ReadFile(path), ::testing::StartsWith("schedemu-state 4 "));
     Process p(path);
     ASSERT_TRUE(p.status.ok()) << p.status;
     EXPECT_FALSE(p.report.fresh);
@@ -315,7 +263,7 @@ TEST(WorldImageTest, AJournalStateFileIsReadAndUpgraded) {
   old.lineage = 0x77;
   old.base_scenario = ScenarioWithDigests(base).value_or(base);
   old.journal.assign(journal.begin(), journal.end() - 3);
-  WriteAll(path, EncodeJournalStateFile(old));
+  WriteFile(path, EncodeJournalStateFile(old));
   {
     auto log = WriteAheadLog::Create(DurableState::LogPath(path), old.lineage, old.journal.size(),
                                      FsyncMode::kNever);
@@ -337,7 +285,7 @@ TEST(WorldImageTest, AJournalStateFileIsReadAndUpgraded) {
     }
   }
   // Upgraded at once: format 4, the log cut behind it, same lineage; it starts again.
-  ASSERT_THAT(ReadAll(path), ::testing::StartsWith("schedemu-state 4 "));
+  ASSERT_THAT(ReadFile(path), ::testing::StartsWith("schedemu-state 4 "));
   auto wal = ReadWal(DurableState::LogPath(path));
   ASSERT_TRUE(wal.ok());
   EXPECT_EQ(wal->lineage, 0x77u);
@@ -362,16 +310,16 @@ TEST(WorldImageTest, AStateThatDoesNotDecodeIsRefusedAndKept) {
   ASSERT_TRUE(snap.ok()) << snap.status();
   snap->world.resize(snap->world.size() / 2);
   const std::string bad = EncodeStateFile(*snap);
-  WriteAll(path, bad);
-  const std::string log = ReadAll(DurableState::LogPath(path));
+  WriteFile(path, bad);
+  const std::string log = ReadFile(DurableState::LogPath(path));
   Process p(path);
   ASSERT_FALSE(p.status.ok());
   EXPECT_EQ(p.status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(p.status.message()), HasSubstr(path));
   EXPECT_THAT(std::string(p.status.message()), HasSubstr("corrupt snapshot"));
   EXPECT_EQ(std::string(p.status.message()).find('\n'), std::string::npos);
-  EXPECT_EQ(ReadAll(path), bad);
-  EXPECT_EQ(ReadAll(DurableState::LogPath(path)), log);
+  EXPECT_EQ(ReadFile(path), bad);
+  EXPECT_EQ(ReadFile(DurableState::LogPath(path)), log);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "api/headless/wal.h"
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
+#include "tests/api/durable_process.h"
 
 namespace schedemu::api::durability_testing {
 namespace {
@@ -40,72 +41,12 @@ constexpr char kEnvelope[] =
     "/v1beta1/projects/demo-project/locations/us-central1/modelDevelopmentClusters/"
     "demo-cluster:callSlurmRestApi";
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Write(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
-
+using durable_testing::ReadFile;
+using durable_testing::WriteFile;
+using Server = durable_testing::DurableProcess;
 std::string TempDir(const std::string& name) {
-  fs::path d = fs::path(::testing::TempDir()) / ("schedemu-durability-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
+  return durable_testing::FreshDir("durability", name);
 }
-
-// One "process": an emulator on the default scenario restored from (and logging to) `path`.
-struct Server {
-  std::unique_ptr<Emulator> emu;
-  std::shared_ptr<DurableState> state;
-  std::unique_ptr<InProcessApi> api;
-  absl::Status status;
-  RecoveryReport report;
-
-  explicit Server(const std::string& path, FsyncMode mode = FsyncMode::kBatch,
-                  std::string_view scenario_text = DefaultScenarioText()) {
-    auto s = ParseScenario(std::string(scenario_text), "scenario.json");
-    if (!s.ok()) {
-      status = s.status();
-      return;
-    }
-    EmulatorOptions o;
-    o.journal_requests = true;
-    emu = std::make_unique<Emulator>(o, [] { return int64_t{0}; });
-    status = emu->Load(s->world, s->text);
-    if (!status.ok()) return;
-    // The routes first, as serve builds them: that reseeds the fault generator, which the
-    // restore then sets to the saved one.
-    api = std::make_unique<InProcessApi>(AllRouteGroups(*emu));
-    DurabilityOptions d;
-    d.fsync = mode;
-    d.snapshot_every = 1000000;
-    auto opened = DurableState::Open(*emu, path, d, &report);
-    if (!opened.ok()) {
-      status = opened.status();
-      return;
-    }
-    state = *opened;
-  }
-
-  HttpResponse Call(const std::string& method, const std::string& target, const json& body,
-                    std::map<std::string, std::string> headers = {}) {
-    headers.emplace("content-type", "application/json");
-    return api->Call(method, target, headers, body.is_null() ? "" : body.dump());
-  }
-  std::string CloudRuToken() {
-    HttpResponse r = Call("POST", "/public/v2/service_auth",
-                          {{"client_id", "demo-client"}, {"client_secret", "demo-secret"}});
-    return json::parse(r.body)["token"]["access_token"];
-  }
-  size_t Jobs() { return json::parse(api->Call("GET", "/emulator/v1/state").body)["jobs"].size(); }
-  std::string Events() { return api->Call("GET", "/emulator/v1/events").body; }
-};
 
 json CloudRuJob(int i) {
   return {{"script", "/home/jovyan/train.py"},
@@ -165,17 +106,17 @@ TEST(WalTest, AppendReadTruncate) {
   EXPECT_TRUE(c->records.empty());
 
   EXPECT_TRUE(absl::IsNotFound(ReadWal(path + ".none").status()));
-  Write(path, "not a log at all, longer than a header");
+  WriteFile(path, "not a log at all, longer than a header");
   EXPECT_THAT(std::string(ReadWal(path).status().message()), HasSubstr("not a schedemu"));
   std::string header = EncodeWalHeader(1, 0);
   header[28] ^= 1;  // a wrong checksum
-  Write(path, header);
+  WriteFile(path, header);
   EXPECT_THAT(std::string(ReadWal(path).status().message()), HasSubstr("checksum"));
   header = EncodeWalHeader(1, 0).substr(0, 28);
   header[8] = 9;  // format 9, with its checksum
   const uint32_t crc = Crc32c(header);
   for (int i = 0; i < 4; ++i) header.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
-  Write(path, header);
+  WriteFile(path, header);
   EXPECT_THAT(std::string(ReadWal(path).status().message()), HasSubstr("newer"));
 }
 
@@ -253,8 +194,8 @@ TEST(DurableStateTest, TornTailAtEveryOffsetOfTheLastRecord) {
     Server s(path);  // a last record of a control-plane change
     ASSERT_EQ(s.Call("POST", "/emulator/v1/clock/advance", {{"seconds", 1}}).status, 200);
   }
-  const std::string log = Read(DurableState::LogPath(path));
-  const std::string snapshot = Read(path);
+  const std::string log = ReadFile(DurableState::LogPath(path));
+  const std::string snapshot = ReadFile(path);
   auto c = ReadWal(DurableState::LogPath(path));
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->records.size(), 5u);
@@ -263,8 +204,8 @@ TEST(DurableStateTest, TornTailAtEveryOffsetOfTheLastRecord) {
   const std::string cut_path = dir + "/state.json";
   for (size_t cut = last; cut <= log.size(); ++cut) {
     SCOPED_TRACE("cut at " + std::to_string(cut) + " of " + std::to_string(log.size()));
-    Write(cut_path, snapshot);
-    Write(DurableState::LogPath(cut_path), log.substr(0, cut));
+    WriteFile(cut_path, snapshot);
+    WriteFile(DurableState::LogPath(cut_path), log.substr(0, cut));
     Server s(cut_path);
     ASSERT_TRUE(s.status.ok()) << s.status;
     const bool whole = cut == log.size();
@@ -290,8 +231,8 @@ TEST(DurableStateTest, BitFlipsInTheSnapshotRefuseAndChangeNothing) {
     Server s(path);
     ASSERT_TRUE(s.state->Snapshot().ok());
   }
-  const std::string good = Read(path);
-  const std::string log = Read(DurableState::LogPath(path));
+  const std::string good = ReadFile(path);
+  const std::string log = ReadFile(DurableState::LogPath(path));
   for (size_t i = 0; i < good.size(); ++i) {
     std::string bad = good;
     bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
@@ -300,14 +241,14 @@ TEST(DurableStateTest, BitFlipsInTheSnapshotRefuseAndChangeNothing) {
     EXPECT_EQ(snap.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(snap.status().message()), HasSubstr(path));
     if (i % 1009 == 0) {  // the whole start, on a sample (each refuses before any replay)
-      Write(path, bad);
+      WriteFile(path, bad);
       Server s(path);
       EXPECT_FALSE(s.status.ok());
-      EXPECT_EQ(Read(path), bad);
-      EXPECT_EQ(Read(DurableState::LogPath(path)), log);
+      EXPECT_EQ(ReadFile(path), bad);
+      EXPECT_EQ(ReadFile(DurableState::LogPath(path)), log);
     }
   }
-  Write(path, good);
+  WriteFile(path, good);
   Server s(path);
   EXPECT_TRUE(s.status.ok()) << s.status;
   EXPECT_EQ(s.Jobs(), 2u);
@@ -316,37 +257,37 @@ TEST(DurableStateTest, BitFlipsInTheSnapshotRefuseAndChangeNothing) {
 TEST(DurableStateTest, ASnapshotOfAnotherServerOrFormatIsRefused) {
   std::string a = LoggedServer("swap-a", 2);
   std::string b = LoggedServer("swap-b", 1);
-  const std::string a_snapshot = Read(a), a_log = Read(DurableState::LogPath(a));
-  Write(a, Read(b));  // another server's snapshot (another lineage) beside a's log
+  const std::string a_snapshot = ReadFile(a), a_log = ReadFile(DurableState::LogPath(a));
+  WriteFile(a, ReadFile(b));  // another server's snapshot (another lineage) beside a's log
   {
     Server s(a);
     ASSERT_FALSE(s.status.ok());
     EXPECT_THAT(std::string(s.status.message()), HasSubstr("does not continue the snapshot"));
   }
-  EXPECT_EQ(Read(DurableState::LogPath(a)), a_log);
-  EXPECT_EQ(Read(a), Read(b));
+  EXPECT_EQ(ReadFile(DurableState::LogPath(a)), a_log);
+  EXPECT_EQ(ReadFile(a), ReadFile(b));
 
   // A newer format.
   std::string newer = a_snapshot;
   newer.replace(0, std::string("schedemu-state 4").size(), "schedemu-state 5");
-  Write(a, newer);
+  WriteFile(a, newer);
   {
     Server s(a);
     ASSERT_FALSE(s.status.ok());
     EXPECT_THAT(std::string(s.status.message()), HasSubstr("newer"));
   }
   // A log that starts past the snapshot's end: records are missing.
-  Write(a, a_snapshot);
+  WriteFile(a, a_snapshot);
   auto c = ReadWal(DurableState::LogPath(a));
   ASSERT_TRUE(c.ok());
-  Write(DurableState::LogPath(a), EncodeWalHeader(c->lineage, c->start_seq + 2));
+  WriteFile(DurableState::LogPath(a), EncodeWalHeader(c->lineage, c->start_seq + 2));
   {
     Server s(a);
     ASSERT_FALSE(s.status.ok());
     EXPECT_THAT(std::string(s.status.message()), HasSubstr("records missing"));
   }
   // A log without its snapshot.
-  Write(DurableState::LogPath(a), a_log);
+  WriteFile(DurableState::LogPath(a), a_log);
   fs::remove(a);
   {
     Server s(a);
@@ -355,7 +296,7 @@ TEST(DurableStateTest, ASnapshotOfAnotherServerOrFormatIsRefused) {
   }
   EXPECT_FALSE(fs::exists(a));
   // Back together: it starts.
-  Write(a, a_snapshot);
+  WriteFile(a, a_snapshot);
   Server s(a);
   EXPECT_TRUE(s.status.ok()) << s.status;
   EXPECT_EQ(s.Jobs(), 2u);
@@ -423,8 +364,8 @@ TEST(DurableStateTest, AKillAndRestartInTheMiddleChangesNoEvent) {
     EXPECT_TRUE(events == straight_events)
         << "event logs differ: " << events.size() << " vs " << straight_events.size() << " bytes";
     if (events != straight_events) {
-      Write(::testing::TempDir() + "/events-straight.json", straight_events);
-      Write(::testing::TempDir() + "/events-restarted.json", events);
+      WriteFile(::testing::TempDir() + "/events-straight.json", straight_events);
+      WriteFile(::testing::TempDir() + "/events-restarted.json", events);
     }
   }
 }
