@@ -19,7 +19,7 @@
 #include "api/routes.h"
 #include "api/scenario/scenario.h"
 
-namespace schedemu::api {
+namespace schedemu::api::view_cache_testing {
 namespace {
 
 using nlohmann::json;
@@ -302,4 +302,4 @@ TEST_F(ViewCacheTest, GoldenComparisonOverManyStates) {
 }
 
 }  // namespace
-}  // namespace schedemu::api
+}  // namespace schedemu::api::view_cache_testing
