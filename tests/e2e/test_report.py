@@ -33,7 +33,7 @@ CHROMIUM = os.environ.get("SCHEDEMU_CHROMIUM", "/usr/bin/chromium")
 SWF_GEN = os.environ.get("SCHEDEMU_SWF_GEN", os.path.join(os.path.dirname(tl.BINARY), "..",
                                                           "bench", "swf_gen"))
 SANITIZED = os.environ.get("SCHEDEMU_SANITIZE", "") != ""
-TRACE_JOBS = 10000 if SANITIZED else 100000
+TRACE_JOBS = 2000 if SANITIZED else 100000  # ASan -O0: ~40x slower
 FIGURES = ("utilisation", "wait-cdf", "gantt", "preemptions")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
