@@ -507,20 +507,7 @@ HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Calle
   }
   return OwnJobAnswer(
       emu, caller, request.Param("job_name"),
-      [&](World&, const Job& job) -> Json {
-        Json o = Json::object();
-        o["uid"] = job.uid;
-        o["job_name"] = job.name;
-        o["status"] = StatusLower(job.state);
-        o["created_at"] = UnixSeconds(job.created_at);
-        o["pending_at"] = UnixSeconds(job.pending_at);
-        o["running_at"] = UnixSeconds(job.running_at);
-        o["completed_at"] = UnixSeconds(job.completed_at);
-        o["error_code"] = 0;
-        o["error_message"] = "";
-        return o;
-      },
-      &JobNotFoundStatusBody);
+      [&](World&, const Job& job) -> Json { return JobStatusJson(job); }, &JobNotFoundStatusBody);
 }
 
 HttpResponse DeleteJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {
