@@ -1,3 +1,6 @@
+// The template bodies of BasicSession; included by session_plain.cc and session_tls.cc only.
+#pragma once
+
 #include "server/session.h"
 
 #include <algorithm>
@@ -459,7 +462,5 @@ void BasicSession<Stream>::Close() {
   Tcp().socket().close(ec);
 }
 
-template class BasicSession<beast::tcp_stream>;
-template class BasicSession<TlsStream>;
 
 }  // namespace schedemu
