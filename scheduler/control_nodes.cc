@@ -137,6 +137,7 @@ absl::Status ControlOps::RemoveNode(World& w, std::string_view node) {
     }
   }
   w.ix_.node_pools[i].clear();
+  w.ix_.placement_epoch.Bump();
   EventLog::Emit(w, EventKind::kNodeRemoved, kNoJob, n.name, {});
   w.dirty_ = true;
   return absl::OkStatus();

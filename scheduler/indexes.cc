@@ -4,10 +4,17 @@
 // release times of running/completing jobs.
 #include "scheduler/world_internal.h"
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <set>
 
 namespace schedemu {
+
+uint64_t PlacementEpoch::Next() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
 
 void JobIndexes::ReleaseTerminalJobs(World& w) {
   for (JobId id : w.ix_.released) {
@@ -41,6 +48,7 @@ bool JobIndexes::VictimEligible(const World& w, const Job& j) {
 }
 
 void JobIndexes::OnEnterRunning(World& w, const Job& j) {
+  w.ix_.placement_epoch.Bump();
   int d = Domain(w, j);
   if (d < 0) return;
   if (VictimEligible(w, j)) w.ix_.victims_by_rank[d].insert({j.priority_rank, -j.running_at, j.id});
@@ -48,6 +56,7 @@ void JobIndexes::OnEnterRunning(World& w, const Job& j) {
 }
 
 void JobIndexes::OnLeaveRunning(World& w, const Job& j) {
+  w.ix_.placement_epoch.Bump();
   int d = Domain(w, j);
   if (d < 0) return;
   w.ix_.victims_by_rank[d].erase({j.priority_rank, -j.running_at, j.id});
@@ -75,15 +84,30 @@ PendingShape JobIndexes::ShapeOfPending(const World& w, const Job& j) {
   return p;
 }
 
+bool JobIndexes::NeedsVisit(const Job& j) {
+  return j.request.deadline > 0 || !j.depends.empty() || j.array_job_id != 0 ||
+         !j.request.reservation.empty();
+}
+
 void JobIndexes::InsertPending(World& w, const Job& j) {
-  if (auto* s = PendingSet(w, j))
-    s->insert({j.priority_rank, j.slurm_priority, j.queue_seq, j.id, ShapeOfPending(w, j)});
-  if (j.request.dialect == Dialect::kSlurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
+  const bool slurm = j.request.dialect == Dialect::kSlurm;
+  const bool visit = slurm && NeedsVisit(j);
+  if (auto* s = PendingSet(w, j)) {
+    auto [it, inserted] = s->insert(
+        {j.priority_rank, visit, j.slurm_priority, j.queue_seq, j.id, ShapeOfPending(w, j)});
+    if (inserted && visit) ++w.ix_.slurm_visits[j.cluster];
+  }
+  if (slurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
   w.dirty_ = true;
 }
 
 void JobIndexes::ErasePending(World& w, const Job& j) {
-  if (auto* s = PendingSet(w, j)) s->erase({j.priority_rank, j.slurm_priority, j.queue_seq, j.id});
+  auto* s = PendingSet(w, j);
+  if (s == nullptr) return;
+  auto it = s->find({j.priority_rank, false, j.slurm_priority, j.queue_seq, j.id});
+  if (it == s->end()) return;
+  if (it->visit) --w.ix_.slurm_visits[j.cluster];
+  s->erase(it);
 }
 
 }  // namespace schedemu

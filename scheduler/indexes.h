@@ -63,6 +63,9 @@ struct PendingShape {
 // is reset). `shape` is payload, not order.
 struct PendingKey {
   int rank;
+  // The main pass must visit this job even past a blocked one (JobIndexes::NeedsVisit: a
+  // deadline, dependencies, an array throttle or a named reservation), fixed at InsertPending.
+  bool visit = false;
   int64_t prio;
   int64_t seq;
   JobId id;
@@ -75,6 +78,18 @@ struct PendingKey {
   }
 };
 
+// A stamp of the placement state: the free capacity of the nodes and pools, the nodes reserved
+// for preemptors and the running jobs. Every change of those takes a new value, unique in the
+// process (PlacementEpoch::Next), so a stamp names one state of one world's history: a copy of the
+// world shares it until either changes. What was computed from that state alone (a failed
+// preemption plan, slurm_backfill.cc) is valid while the stamp is. Not part of the world image (a
+// restored world starts with a fresh stamp).
+struct PlacementEpoch {
+  uint64_t v = Next();
+  void Bump() { v = Next(); }
+  static uint64_t Next();
+};
+
 struct WorldIndexes {
   // ---- jobs ----
   std::map<std::string, JobId, std::less<>> cloudru_names;  // Cloud.ru job_name -> job
@@ -84,6 +99,9 @@ struct WorldIndexes {
   // Per cluster: jobs that entered slurm_pending since the last pass (their reason None /
   // BeginTime becomes Priority when the pass did not reach them).
   std::vector<std::vector<JobId>> slurm_entered;
+  // Per cluster: how many keys of slurm_pending have `visit` set (JobIndexes::InsertPending /
+  // ErasePending). At 0 the main pass stops at the first blocked job (slurm_backfill.cc).
+  std::vector<int64_t> slurm_visits;
   // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id),
   // and running/completing jobs by the time they release their resources.
   std::vector<std::set<std::tuple<int, TimeMs, JobId>>> victims_by_rank;
@@ -105,6 +123,7 @@ struct WorldIndexes {
   // per job the nodes it reserved.
   std::vector<JobId> node_reserved;
   std::map<JobId, std::vector<NodeIndex>> reservations;
+  PlacementEpoch placement_epoch;  // derived: not in the world image
 };
 
 }  // namespace schedemu

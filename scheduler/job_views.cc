@@ -36,6 +36,14 @@ std::vector<const Job*> World::PendingOrderSlurm(int cluster, int partition) con
   return out;
 }
 
+std::pair<int64_t, int64_t> World::SlurmPendingVisits(int cluster) const {
+  int64_t recount = 0;
+  for (const PendingKey& k : ix_.slurm_pending[cluster]) recount += k.visit ? 1 : 0;
+  return {ix_.slurm_visits[cluster], recount};
+}
+
+uint64_t World::PlacementStamp() const { return ix_.placement_epoch.v; }
+
 std::map<JobId, int> World::QueuePositions() const {
   std::map<JobId, int> out;
   std::map<int, int> seen;  // per partition (Slurm) or queue (Cloud.ru) within one pending set
@@ -65,7 +73,7 @@ int World::QueuePosition(const Job& job) const {
     if (r < 0) return 0;
     set = &ix_.cloudru_pending[r];
   }
-  if (!set->count({job.priority_rank, job.slurm_priority, job.queue_seq, job.id})) return 0;
+  if (!set->count({job.priority_rank, false, job.slurm_priority, job.queue_seq, job.id})) return 0;
   int pos = 0;
   for (const PendingKey& k : *set) {
     const Job& o = JobIndexes::JobAt(*this, k.id);

@@ -59,6 +59,7 @@ Outcome Lifecycle::RunOutcome(const World& w, const Job& j) {
 void Lifecycle::ClearReservation(World& w, JobId id) {
   auto it = w.ix_.reservations.find(id);
   if (it == w.ix_.reservations.end()) return;
+  w.ix_.placement_epoch.Bump();
   for (NodeIndex n : it->second) {
     if (w.ix_.node_reserved[n] == id) w.ix_.node_reserved[n] = kNoJob;
   }

@@ -28,6 +28,7 @@ void Pools::CountFree(World& w, int pool, int free_gpus, int delta) {
 }
 
 void Pools::IndexRemove(World& w, NodeIndex i) {
+  w.ix_.placement_epoch.Bump();
   const Node& n = w.nodes_[i];
   for (int p : w.ix_.node_pools[i]) {
     if (w.ix_.pool_free[p].erase({n.free_gpus, i}) > 0) CountFree(w, p, n.free_gpus, -1);
@@ -35,6 +36,7 @@ void Pools::IndexRemove(World& w, NodeIndex i) {
 }
 
 void Pools::IndexAdd(World& w, NodeIndex i) {
+  w.ix_.placement_epoch.Bump();
   const Node& n = w.nodes_[i];
   if (!Usable(n)) return;
   for (int p : w.ix_.node_pools[i]) {
@@ -43,6 +45,7 @@ void Pools::IndexAdd(World& w, NodeIndex i) {
 }
 
 void Pools::AddNodeToPool(World& w, NodeIndex i, int pool) {
+  w.ix_.placement_epoch.Bump();
   w.ix_.node_pools[i].push_back(pool);
   const Node& n = w.nodes_[i];
   if (Usable(n) && w.ix_.pool_free[pool].insert({n.free_gpus, i}).second) {
@@ -52,6 +55,7 @@ void Pools::AddNodeToPool(World& w, NodeIndex i, int pool) {
 
 NodeIndex Pools::NewNode(World& w, std::string name, std::string model, int gpus, int cpus,
                          int64_t ram_mb) {
+  w.ix_.placement_epoch.Bump();
   Node n;
   n.index = static_cast<NodeIndex>(w.nodes_.size());
   n.name = std::move(name);

@@ -250,6 +250,7 @@ bool PreemptionPlanner::TryPreempt(World& w, Job& j) {
       return true;
     }
     std::vector<NodeIndex> reserved;
+    w.ix_.placement_epoch.Bump();
     for (const auto& [n, c] : plan->nodes) {
       w.ix_.node_reserved[n] = j.id;
       reserved.push_back(n);

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -34,10 +36,15 @@ struct ShapeMemo {
   bool preempt_failed = false;
 };
 
-// The scratch of one scan: shapes that failed in it, and the placement memos.
+// The scratch of one scan: shapes that failed in it, and the placement memos. Kept across
+// passes: the limit-less shapes whose preemption plan failed on the placement state stamped
+// `plan_epoch` (WorldIndexes::placement_epoch): TryPreempt reads only the shape and that state,
+// so until a start, release, node or preemptor-reservation change it fails again.
 struct ScanTables {
   ShapeTable<Shape, bool> failed;
   ShapeTable<Shape, ShapeMemo> memos;
+  ShapeTable<Shape, bool> plan_failed;
+  uint64_t plan_epoch = 0;
 };
 
 // Assigns only when it changes (the scan sets the same reason on the same jobs pass after pass).
@@ -159,7 +166,30 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
   };
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
   const bool gated = !w.clusters_[cluster].config.accounting_enforce.empty();
+  // Past a blocked job without required nodes the main pass only marks jobs None -> Priority
+  // (Run does that for every job that entered since the last pass), unless a job needs a visit
+  // (a deadline, dependencies, an array throttle, a named reservation: PendingKey::visit), an
+  // advance reservation or an accounting gate applies, or a preemptor waiting for its nodes is
+  // still ahead. Then the walk is only counted: `left_blocked`, and the max_pending_scan cap
+  // that has Scheduling::Pass repeat the pass.
+  auto only_marks_ahead = [&](std::set<PendingKey>::iterator at) {
+    if (advance_resv || gated || w.ix_.slurm_visits[cluster] != 0) return false;
+    for (const auto& [id, nodes] : w.ix_.reservations) {
+      const Job& p = JobIndexes::JobAt(w, id);
+      if (p.cluster != cluster || p.request.dialect != Dialect::kSlurm) continue;
+      const PendingKey pk{p.priority_rank, false, p.slurm_priority, p.queue_seq, p.id};
+      if (!(pk < *at)) return false;  // not visited yet
+    }
+    return true;
+  };
   for (auto it = pending.begin(); it != pending.end();) {
+    if (main_stop && !backfill && only_marks_ahead(it)) {
+      const int64_t ahead = static_cast<int64_t>(std::distance(pending.begin(), it));
+      const int64_t rest = static_cast<int64_t>(pending.size()) - ahead;
+      *left_blocked = true;
+      if (scanned + rest > w.config_.max_pending_scan) return w.counters_.started > started0;
+      return false;
+    }
     if (blocked) *left_blocked = true;
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
     const PendingKey pk = *it;
@@ -307,13 +337,20 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       }
     }
     if (!memo->preempt_failed) {
-      if (PreemptionPlanner::TryPreempt(w, j)) {
+      const uint64_t epoch = w.ix_.placement_epoch.v;
+      if (tables.plan_epoch != epoch) {
+        tables.plan_failed.Clear();
+        tables.plan_epoch = epoch;
+      }
+      const bool known = plain && tables.plan_failed.Find(*plain, plain_hash) != nullptr;
+      if (!known && PreemptionPlanner::TryPreempt(w, j)) {
         ++version;
         failed.Clear();
         block(j);
         continue;
       }
       memo->preempt_failed = true;
+      if (plain && !known) tables.plan_failed.FindOrInsert(*plain, plain_hash);
     }
     bool fits_now = res.has_value() && fits().has_value();
     std::string_view why = fits_now ? "Priority" : "Resources";

@@ -103,6 +103,11 @@ class World {
   std::vector<const Job*> PendingOrderSlurm(int cluster, int partition) const;
   // 1-based position in its pending order, 0 when not pending.
   int QueuePosition(const Job& job) const;  // O(position)
+  // Checks of derived index state (tests): the count of pending Slurm jobs of a cluster the main
+  // pass must visit past a blocked one (indexes.h PendingKey::visit) as kept, and recounted from
+  // the keys; and the placement state's stamp (indexes.h PlacementEpoch).
+  std::pair<int64_t, int64_t> SlurmPendingVisits(int cluster) const;
+  uint64_t PlacementStamp() const;
   // Every pending job's QueuePosition at once, in one walk of the pending orders (O(pending)):
   // what views listing many jobs use.
   std::map<JobId, int> QueuePositions() const;

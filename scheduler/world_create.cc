@@ -198,6 +198,7 @@ absl::StatusOr<World> World::Create(const WorldConfig& config, Clock::WallSource
     c.next_job_id = cc.first_job_id > 0 ? cc.first_job_id : 1;
     w.clusters_.push_back(std::move(c));
     w.ix_.slurm_pending.emplace_back();
+    w.ix_.slurm_visits.push_back(0);
     w.ix_.slurm_entered.emplace_back();
     w.ix_.victims_by_rank.emplace_back();
     w.ix_.releases.emplace_back();

@@ -204,14 +204,14 @@ void Fields(A& a, PendingShape& x) {
 }
 template <class A>
 void Fields(A& a, PendingKey& x) {
-  a(x.rank, x.prio, x.seq, x.id, x.shape);
+  a(x.rank, x.visit, x.prio, x.seq, x.id, x.shape);
 }
 template <class A>
 void Fields(A& a, WorldIndexes& x) {
   a(x.cloudru_names, x.slurm_ids, x.cloudru_pending, x.slurm_pending, x.slurm_entered,
-    x.victims_by_rank, x.releases, x.ws_active_gpus, x.active_jobs, x.released, x.node_by_name,
-    x.pool_free, x.pool_count, x.node_pools, x.partition_pool_base, x.node_jobs, x.node_reserved,
-    x.reservations);
+    x.slurm_visits, x.victims_by_rank, x.releases, x.ws_active_gpus, x.active_jobs, x.released,
+    x.node_by_name, x.pool_free, x.pool_count, x.node_pools, x.partition_pool_base, x.node_jobs,
+    x.node_reserved, x.reservations);
 }
 template <class A>
 void Fields(A& a, World::Counters& x) {
@@ -262,9 +262,9 @@ SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
-SCHEDEMU_IMAGE_SIZE(WorldIndexes, 536);
+SCHEDEMU_IMAGE_SIZE(WorldIndexes, 568);  // placement_epoch: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 3896);
+SCHEDEMU_IMAGE_SIZE(World, 3928);
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 

@@ -25,7 +25,7 @@
 namespace schedemu {
 
 struct WorldImage {
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;  // 2: PendingKey::visit, WorldIndexes::slurm_visits
 
   // `redact_secrets`: the configuration's secrets (workspace api keys, service-account secrets,
   // principals' static tokens, clusters' JWT keys) are written as "" (their SHA-256 digests,

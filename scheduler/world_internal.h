@@ -80,6 +80,8 @@ struct JobIndexes {
   static void ErasePending(World& w, const Job& j);
   // What InsertPending copies into the job's PendingKey (indexes.h PendingShape).
   static PendingShape ShapeOfPending(const World& w, const Job& j);
+  // Whether the main pass must visit a pending Slurm job past a blocked one (PendingKey::visit).
+  static bool NeedsVisit(const Job& j);
   static bool SlurmEligible(const World& w, const Job& j) {
     return !j.held && j.CurrentRun().eligible_time <= w.now_;
   }
