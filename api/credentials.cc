@@ -57,6 +57,10 @@ std::string PresentedDigest(const HttpRequest& request, std::string_view name,
   if (auto it = request.credential_digests.find(name); it != request.credential_digests.end()) {
     return it->second;
   }
+  if (DigestMemo* memo = request.digest_memo; memo != nullptr) {
+    if (const std::string* known = memo->Find(secret)) return *known;
+    return memo->Put(secret, SecretDigest(secret));
+  }
   return SecretDigest(secret);
 }
 

@@ -34,7 +34,8 @@ std::string_view AuthorizationCredential(std::string_view value);
 
 // The digest of the credential `secret` that the request presents as `name` (one of the names
 // above): the digest the journal replay supplies in HttpRequest::credential_digests, else
-// SecretDigest(secret). Every check of a presented credential goes through this.
+// SecretDigest(secret) (through the connection's HttpRequest::digest_memo when it has one).
+// Every check of a presented credential goes through this.
 std::string PresentedDigest(const HttpRequest& request, std::string_view name,
                             std::string_view secret);
 

@@ -4,6 +4,8 @@
 #ifndef SCHEDEMU_API_HTTP_H_
 #define SCHEDEMU_API_HTTP_H_
 
+#include <array>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -15,6 +17,44 @@
 #include "api/body_pieces.h"
 
 namespace schedemu::api {
+
+// One connection's memo of credential digests: the last few credentials the connection
+// presented, each with its SHA-256 (SecretDigest), so that the requests of a keep-alive
+// connection hash a credential once (the SHA-256 was the largest user-space cost of an
+// authenticated GET). PresentedDigest (api/credentials.h) fills and reads it. The digest is a
+// pure function of the bytes, so the memo changes no answer: every lookup by digest (tokens,
+// principals, API keys, revocation, expiry) still runs against the world per request. Kept by
+// the session (server/session.h), used on its strand only, gone with the connection; it holds
+// the credential bytes no longer than the connection itself.
+class DigestMemo {
+ public:
+  // The digest remembered for exactly these bytes, or nullptr.
+  const std::string* Find(std::string_view secret) const {
+    for (size_t i = 0; i < used_; ++i) {
+      if (entries_[i].secret == secret) return &entries_[i].digest;
+    }
+    return nullptr;
+  }
+  // Remembers `digest` for `secret`, replacing the oldest entry when full.
+  const std::string& Put(std::string_view secret, std::string digest) {
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kSize;
+    if (used_ < kSize) ++used_;
+    e.secret.assign(secret);
+    e.digest = std::move(digest);
+    return e.digest;
+  }
+
+ private:
+  static constexpr size_t kSize = 4;
+  struct Entry {
+    std::string secret;
+    std::string digest;
+  };
+  std::array<Entry, kSize> entries_;
+  size_t used_ = 0;
+  size_t next_ = 0;  // the entry replaced next (round robin)
+};
 
 struct HttpRequest {
   std::string method;     // "GET", "POST", ...
@@ -39,6 +79,9 @@ struct HttpRequest {
   // "x-api-key", "x-slurm-user-token", "client_secret"), whose value the journal did not keep.
   // Read through PresentedDigest (api/credentials.h).
   std::map<std::string, std::string, std::less<>> credential_digests;
+  // Set by the server only: the connection's DigestMemo, so a keep-alive connection hashes each
+  // credential once; PresentedDigest reads through it. nullptr in-process.
+  DigestMemo* digest_memo = nullptr;
   // Set by the server only: the answer may come as HttpResponse::pieces (sent by one gathered
   // write); in-process callers leave it false and always get `body`.
   bool gathered = false;

@@ -20,7 +20,7 @@ ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token_
   for (const PrincipalConfig& p : world.config().principals) {
     if (!p.token_sha256.empty() && p.token_sha256 == token_digest) {
       r.check = TokenCheck::kOk;
-      r.principal = p;
+      r.principal = &p;
       return r;
     }
   }
@@ -33,7 +33,7 @@ ResolvedPrincipal ResolveBearerToken(const World& world, std::string_view token_
   const PrincipalConfig* p = FindPrincipalByEmail(world, t->subject);
   if (p == nullptr) return r;
   r.check = TokenCheck::kOk;
-  r.principal = *p;
+  r.principal = p;
   return r;
 }
 

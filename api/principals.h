@@ -16,7 +16,9 @@ enum class TokenCheck { kOk, kUnknown, kExpired };
 
 struct ResolvedPrincipal {
   TokenCheck check = TokenCheck::kUnknown;
-  std::optional<PrincipalConfig> principal;  // set when check == kOk
+  // Set when check == kOk: the world's own record (valid while the caller holds the lock), not a
+  // copy, so resolving a token allocates nothing.
+  const PrincipalConfig* principal = nullptr;
 };
 
 // A static principal token, or an unexpired token minted for a principal's e-mail (Slurm

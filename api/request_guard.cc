@@ -22,19 +22,21 @@ bool AllDigits(std::string_view s) {
 // A dotted-quad IPv4 address whose first octet is 127 (each octet 0..255, no leading zeros, so
 // "0127.0.0.1"-style spellings that resolvers read as octal are not taken for loopback).
 bool IsIpv4Loopback(std::string_view host) {
-  std::vector<std::string_view> parts;
+  // Without allocating: this runs on every request's Host header.
+  int parts = 0;
   for (size_t pos = 0;;) {
     size_t dot = host.find('.', pos);
-    parts.push_back(host.substr(pos, dot == std::string_view::npos ? dot : dot - pos));
+    std::string_view p = host.substr(pos, dot == std::string_view::npos ? dot : dot - pos);
+    if (++parts > 4) return false;
+    if (parts == 1 && p != "127") return false;
+    if (!AllDigits(p) || p.size() > 3 || (p.size() > 1 && p[0] == '0')) return false;
+    int value = 0;
+    for (char c : p) value = value * 10 + (c - '0');
+    if (value > 255) return false;
     if (dot == std::string_view::npos) break;
     pos = dot + 1;
   }
-  if (parts.size() != 4 || parts[0] != "127") return false;
-  for (std::string_view p : parts) {
-    if (!AllDigits(p) || p.size() > 3 || (p.size() > 1 && p[0] == '0')) return false;
-    if (std::stoi(std::string(p)) > 255) return false;
-  }
-  return true;
+  return parts == 4;
 }
 
 // The eight 16-bit groups of an IPv6 address written in hex groups with at most one "::".

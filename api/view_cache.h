@@ -10,6 +10,7 @@
 #define SCHEDEMU_API_VIEW_CACHE_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,7 +39,7 @@ class ViewCache {
 
   // The entry of (job, kind) written at `revision`; nullptr when none or an older one.
   const Entry* Find(JobId job, ViewKind kind, uint64_t revision) const {
-    if (!enabled_) return nullptr;
+    if (!enabled()) return nullptr;
     auto it = entries_.find(Key(job, kind));
     if (it == entries_.end() || it->second.revision != revision) return nullptr;
     return &it->second;
@@ -54,12 +55,14 @@ class ViewCache {
   }
   void Clear() { entries_.clear(); }
   size_t size() const { return entries_.size(); }
-  // Off: every read renders afresh (tests compare the two; `serve` keeps it on).
+  // Off: every read renders afresh (tests compare the two; `serve` keeps it on). Set under the
+  // emulator lock; `enabled()` may be read without it (a handler choosing its path before it
+  // takes the lock: one lock round trip fewer per read).
   void set_enabled(bool on) {
-    enabled_ = on;
+    enabled_.store(on, std::memory_order_relaxed);
     if (!on) Clear();
   }
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
   static BodyPieces::Shared Share(std::string bytes) {
     return std::make_shared<const std::string>(std::move(bytes));
@@ -70,7 +73,7 @@ class ViewCache {
     return (static_cast<uint64_t>(job) << 8) | static_cast<uint64_t>(kind);
   }
   std::unordered_map<uint64_t, Entry> entries_;
-  bool enabled_ = true;
+  std::atomic<bool> enabled_{true};
 };
 
 }  // namespace schedemu::api

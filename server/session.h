@@ -133,6 +133,9 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   bool reads_over_ = false;  // no further request is read (EOF, an ending answer, an error)
   int64_t requests_ = 0;
   std::string remote_;  // peer address, resolved on the first request
+  // The digests of the credentials this connection presented (api::DigestMemo, api/http.h): a
+  // keep-alive client's token is hashed once, not per request.
+  api::DigestMemo digests_;
   bool remote_known_ = false;
   // The header deadline (first request: header timeout; later: idle timeout) runs only while no
   // answer is waiting: a client reading a long answer is not idle. A generation number tells a

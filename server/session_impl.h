@@ -193,8 +193,9 @@ void BasicSession<Stream>::OnRequest() {
   request.version = req.version();
   for (const auto& field : req) {
     std::string name = Lower(field.name_string());
-    auto [it, inserted] = request.headers.emplace(name, std::string(field.value()));
-    if (!inserted) absl::StrAppend(&it->second, ", ", std::string(field.value()));
+    const std::string_view value(field.value().data(), field.value().size());
+    auto [it, inserted] = request.headers.try_emplace(std::move(name), value);
+    if (!inserted) it->second.append(", ").append(value);
   }
   request.body = std::move(req.body());
   if (!remote_known_) {  // once per connection, not a getpeername() per request
@@ -207,6 +208,7 @@ void BasicSession<Stream>::OnRequest() {
   request.scheme = info_.scheme;
   request.tls_host = info_.tls_host;
   request.gathered = true;
+  request.digest_memo = &digests_;
 
   Answer answer;
   answer.response = context_.router.Dispatch(request);

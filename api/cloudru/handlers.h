@@ -16,7 +16,15 @@ HttpResponse ServiceAuth(Emulator& emu, const HttpRequest& request);
 // The signature of every handler that runs after Authenticate().
 using AuthedHandler = HttpResponse(Emulator& emu, const HttpRequest& request, const Caller& caller);
 
+// A read whose authentication and answer share one world lock: run inside Emulator::ReadWorld,
+// after AuthenticateIn, with the world the caller was authenticated against.
+using AuthedReadHandler = HttpResponse(Emulator& emu, const World& world,
+                                       const HttpRequest& request, const Caller& caller);
+
 // jobs.cc
+// GET jobs/{job_name} from the cached view, under the lock (only while the view cache is on;
+// GetJobStatus is the same answer through Authenticate and a lock of its own).
+AuthedReadHandler GetCachedJobStatus;
 AuthedHandler RunJob, ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
     GetJobPreemptors, GetElasticJobPods;
 

@@ -345,25 +345,36 @@ Json JobStatusJson(const Job& job) {
   return o;
 }
 
-HttpResponse CachedJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  std::string name(request.Param("job_name"));
-  BodyPieces::Shared bytes = emu.ReadWorld([&](const World& w) -> BodyPieces::Shared {
-    const Job* job = FindOwnJob(w, caller, name);
-    if (job == nullptr) return nullptr;
-    ViewCache& cache = emu.views();
-    if (const ViewCache::Entry* e = cache.Find(job->id, ViewKind::kCloudRuStatus, emu.revision())) {
-      return e->parts[0];
-    }
-    BodyPieces::Shared fresh = ViewCache::Share(Dump(JobStatusJson(*job)));
-    cache.Put(job->id, ViewKind::kCloudRuStatus, emu.revision()).parts[0] = fresh;
-    return fresh;
-  });
+// The job's cached GET jobs/{name} answer (written when its view is older than the world), or
+// nullptr when the caller has no such job. Under the lock.
+BodyPieces::Shared CachedJobStatusBytes(Emulator& emu, const World& w, const Caller& caller,
+                                        const std::string& name) {
+  const Job* job = FindOwnJob(w, caller, name);
+  if (job == nullptr) return nullptr;
+  ViewCache& cache = emu.views();
+  if (const ViewCache::Entry* e = cache.Find(job->id, ViewKind::kCloudRuStatus, emu.revision())) {
+    return e->parts[0];
+  }
+  BodyPieces::Shared fresh = ViewCache::Share(Dump(JobStatusJson(*job)));
+  cache.Put(job->id, ViewKind::kCloudRuStatus, emu.revision()).parts[0] = fresh;
+  return fresh;
+}
+
+HttpResponse CachedJobStatusAnswer(BodyPieces::Shared bytes, const std::string& name,
+                                   const HttpRequest& request) {
   if (bytes == nullptr) return JobNotFoundStatusBody(name);
   HttpResponse r = JsonAnswer(200, Json::object());
   BodyPieces pieces;
-  pieces.AppendShared(bytes);
+  pieces.AppendShared(std::move(bytes));
   SetBody(r, std::move(pieces), request.gathered);
   return r;
+}
+
+HttpResponse CachedJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller) {
+  std::string name(request.Param("job_name"));
+  BodyPieces::Shared bytes =
+      emu.ReadWorld([&](const World& w) { return CachedJobStatusBytes(emu, w, caller, name); });
+  return CachedJobStatusAnswer(std::move(bytes), name, request);
 }
 
 }  // namespace
@@ -456,7 +467,7 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
     });
     return matches;
   };
-  if (emu.ReadWorld([&](const World&) { return emu.views().enabled(); })) {
+  if (emu.views().enabled()) {
     // From the cached items: per job its bytes around the two values that move with the clock
     // (cost, duration), written per answer.
     BodyPieces body;
@@ -502,12 +513,18 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
 }
 
 HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  if (emu.ReadWorld([&](const World&) { return emu.views().enabled(); })) {
+  if (emu.views().enabled()) {
     return CachedJobStatus(emu, request, caller);
   }
   return OwnJobAnswer(
       emu, caller, request.Param("job_name"),
       [&](World&, const Job& job) -> Json { return JobStatusJson(job); }, &JobNotFoundStatusBody);
+}
+
+HttpResponse GetCachedJobStatus(Emulator& emu, const World& world, const HttpRequest& request,
+                                const Caller& caller) {
+  std::string name(request.Param("job_name"));
+  return CachedJobStatusAnswer(CachedJobStatusBytes(emu, world, caller, name), name, request);
 }
 
 HttpResponse DeleteJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {

@@ -32,6 +32,11 @@ struct SlurmRequest {
   // `escaped`, the same body escaped as a JSON string's content in `escaped`) instead of `body`.
   bool gathered = false;
   bool escaped = false;
+  // Set when the caller already holds the emulator lock and reads this world (the direct
+  // listener's GET job/jobs: authentication and the read under one lock, api/slurm/routes.cc):
+  // the operation reads it instead of taking the lock again. Only read-only operations that take
+  // no other lock are served so.
+  const World* held_world = nullptr;
 };
 
 struct SlurmResponse {

@@ -283,8 +283,7 @@ SlurmResponse GetJobs(const Call& call) {
     }
   }
   return OnClusterRead(call, std::move(reply), [&](const World& w, int ci, Reply& out) {
-    out.body["last_backfill"] = NoValTime(w.now());
-    out.body["last_update"] = NoValTime(w.now());
+    out.last_times = w.now();
     if (pid.error) {
       out.errors.insert(out.errors.begin(), *pid.error);
       return;

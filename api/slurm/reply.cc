@@ -47,10 +47,18 @@ void WriteHead(std::string& out, const Call& call, const Reply& reply,
                const std::string& cluster_name) {
   JsonWriter w(out);
   w.BeginObject();
+  bool times_due = reply.last_times.has_value();
+  auto write_times = [&] {
+    WriteNoValTimeAsTree(w.Key("last_backfill"), *reply.last_times);
+    WriteNoValTimeAsTree(w.Key("last_update"), *reply.last_times);
+    times_due = false;
+  };
   for (const auto& [key, value] : reply.body.items()) {
+    if (times_due && key > std::string_view("last_update")) write_times();
     if ((reply.raw_jobs || reply.pieces) && key == "jobs") continue;
     w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
   }
+  if (times_due) write_times();
   WriteMeta(w.Key("meta"), {call.slurmdb, call.req.user, call.req.client_source, cluster_name},
             call.version);
   w.Key("errors").BeginArray();

@@ -46,6 +46,10 @@ struct Reply {
   BodyPieces escaped;
   std::vector<SlurmError> errors;
   std::vector<SlurmWarning> warnings;
+  // GET job/jobs: "last_backfill" and "last_update", both this time, written by WriteHead in
+  // their place among the body's fields (sorted keys, as nlohmann writes `body`) without building
+  // a tree per request. `body` then holds no key between the two.
+  std::optional<TimeMs> last_times;
 };
 
 // A plain-text answer of slurmrestd itself; `served` = false when it serves no such path/method.
@@ -84,11 +88,12 @@ SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
 
 // OnCluster for an operation that only reads: fn(const World&, cluster index, Reply&) under
 // Emulator::ReadWorld, so the world's revision (and its cached views) stay as they are.
+// With SlurmRequest::held_world set, fn reads that world under the caller's lock.
 template <typename F>
 SlurmResponse OnClusterRead(const Call& call, Reply reply, F&& fn) {
   std::string cluster_name;
   bool no_cluster = false;
-  call.emu.ReadWorld([&](const World& w) {
+  auto read = [&](const World& w) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci < 0) {
       no_cluster = true;
@@ -96,7 +101,12 @@ SlurmResponse OnClusterRead(const Call& call, Reply reply, F&& fn) {
     }
     cluster_name = w.clusters()[ci].config.slurm_cluster_name;
     fn(w, ci, reply);
-  });
+  };
+  if (call.req.held_world != nullptr) {
+    read(*call.req.held_world);
+  } else {
+    call.emu.ReadWorld(read);
+  }
   if (no_cluster) return NoController(call);
   return Finish(call, std::move(reply), cluster_name);
 }

@@ -99,7 +99,7 @@ int FindSlurmClusterConfig(const std::vector<SlurmClusterConfig>& clusters, std:
   return -1;
 }
 
-DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req) {
+DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req, const World* held) {
   DirectAuth out;
   const RestAuthHeaders headers = RestAuthHeaders::Of(req);
   std::optional<std::string_view> token = RestAuthToken(headers);
@@ -118,7 +118,7 @@ DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req) {
   const std::function<int64_t()>& unix_seconds = emu.options().unix_seconds;
   // No wall clock (in-process callers that set none): no JWT can be judged, all are expired.
   const int64_t now = unix_seconds ? unix_seconds() : INT64_MAX;
-  emu.ReadWorld([&](const World& w) {
+  auto verify = [&](const World& w) {
     int ci = w.clusters().empty() ? -1 : 0;
     if (cluster_header) {
       out.cluster_ok = false;
@@ -133,7 +133,12 @@ DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req) {
       if (!out.cluster_ok) return;
     }
     out.result = VerifyRestAuth(w, ci, *token, digest, headers.user_name, now, replayed_user);
-  });
+  };
+  if (held != nullptr) {
+    verify(*held);
+  } else {
+    emu.ReadWorld(verify);
+  }
   return out;
 }
 
@@ -187,10 +192,15 @@ SlurmResponse AuthRefusedAnswer(const Call& call, const SlurmRoute& route) {
     reply.errors.push_back(ErrorAuthQuery(what));
   }
   std::string cluster_name;
-  call.emu.ReadWorld([&](const World& w) {
+  auto read = [&](const World& w) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci >= 0) cluster_name = w.clusters()[ci].config.slurm_cluster_name;
-  });
+  };
+  if (call.req.held_world != nullptr) {
+    read(*call.req.held_world);
+  } else {
+    call.emu.ReadWorld(read);
+  }
   return Finish(call, std::move(reply), cluster_name);
 }
 

@@ -73,7 +73,8 @@ struct DirectAuth {
   std::string cluster;
   RestAuthResult result;
 };
-DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req);
+// `held`: the world when the caller already holds the emulator lock (no second lock).
+DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req, const World* held = nullptr);
 
 // Whether `name` is a user slurmctld can resolve on the cluster: root, the SlurmUser or one of
 // the scenario's users.

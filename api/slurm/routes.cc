@@ -82,8 +82,10 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
 // Authenticates the request (api/slurm/rest_auth.h) and serves it: by `route` when the router
 // matched one, else by slurmrestd's own reading of the path (its 404 / 405 answers). A token that
 // fails slurmctld's checks still reaches the operation, which answers its auth error.
-HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
-  slurm::DirectAuth auth = slurm::AuthenticateDirect(emu, req);
+// `held`: the world when the caller holds the emulator lock (DirectRead).
+HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route,
+                    const World* held = nullptr) {
+  slurm::DirectAuth auth = slurm::AuthenticateDirect(emu, req, held);
   if (auth.rejected) {
     HttpResponse r = TextResponse(401, std::string(slurm::kTextAuthenticationFailure));
     r.close = true;
@@ -105,8 +107,24 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   sreq.gathered = req.gathered;
   sreq.cluster = std::move(auth.cluster);
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
+  sreq.held_world = held;
   if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
   return ToHttp(slurm::HandleRoutedSlurmRequest(emu, *route, req.params, sreq));
+}
+
+// GET job/{job_id} and GET jobs: reads that take no lock but the world's, so the request's
+// authentication and its read share one lock round trip (SlurmRequest::held_world). A "." or
+// ".." the router took for a parameter goes the long way (slurmrestd's own path reading may
+// pick another operation).
+bool ReadsUnderOneLock(const slurm::SlurmRoute& route) {
+  return route.name == "slurm.job.get" || route.name == "slurm.jobs.get";
+}
+
+HttpResponse DirectRead(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
+  for (const auto& [name, value] : req.params) {
+    if (value == "." || value == "..") return Direct(emu, req, route);
+  }
+  return emu.ReadWorld([&](const World& w) { return Direct(emu, req, route, &w); });
 }
 
 RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
@@ -116,8 +134,11 @@ RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
   const std::string under = prefix + "/";
   for (const slurm::SlurmRoute& route : slurm::SlurmRoutes()) {
     if (!route.pattern.starts_with(under)) continue;
-    g.routes.push_back({std::string(route.method), std::string(route.pattern),
-                        [&emu, &route](const HttpRequest& r) { return Direct(emu, r, &route); },
+    Handler handler = [&emu, &route](const HttpRequest& r) { return Direct(emu, r, &route); };
+    if (ReadsUnderOneLock(route)) {
+      handler = [&emu, &route](const HttpRequest& r) { return DirectRead(emu, r, &route); };
+    }
+    g.routes.push_back({std::string(route.method), std::string(route.pattern), std::move(handler),
                         std::string(route.name)});
   }
   auto unserved = [&emu](const HttpRequest& r) { return Direct(emu, r, nullptr); };

@@ -43,6 +43,11 @@ void WriteNoVal(JsonWriter& w, int64_t number) {
 }
 void WriteNoValUnset(JsonWriter& w) { w.Raw("{\"set\":false,\"infinite\":false,\"number\":0}"); }
 void WriteNoValTime(JsonWriter& w, TimeMs t) { WriteNoVal(w, EpochSeconds(t)); }
+void WriteNoValTimeAsTree(JsonWriter& w, TimeMs t) {
+  w.Raw("{\"infinite\":false,\"number\":");
+  w.AppendInt(EpochSeconds(t));
+  w.AppendRaw(",\"set\":true}");
+}
 void WriteNoValMinutes(JsonWriter& w, TimeMs t) {
   if (t == kNever) {
     w.Raw("{\"set\":false,\"infinite\":true,\"number\":0}");

@@ -28,6 +28,9 @@ void WriteNoVal(JsonWriter& w, int64_t number);
 void WriteNoValUnset(JsonWriter& w);
 void WriteNoValTime(JsonWriter& w, TimeMs t);
 void WriteNoValMinutes(JsonWriter& w, TimeMs t);
+// NoValTime(t) as its tree dumps (keys sorted: infinite, number, set), for an answer whose other
+// fields are a tree's (WriteHead).
+void WriteNoValTimeAsTree(JsonWriter& w, TimeMs t);
 
 // Slurm base state name of a model state ("PENDING", "COMPLETED", ...).
 std::string_view SlurmBaseState(JobState s);

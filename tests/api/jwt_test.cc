@@ -107,5 +107,27 @@ TEST(CredentialsTest, DigestAndRedaction) {
   EXPECT_EQ(PresentedDigest(replayed, kApiKey, "k"), SecretDigest("k"));
 }
 
+// A connection's memo gives each credential its own digest, past its size too (the oldest entry
+// is replaced), and the journal's digests still come first.
+TEST(CredentialsTest, DigestMemoIsTheDigestOfTheExactBytes) {
+  DigestMemo memo;
+  HttpRequest live;
+  live.digest_memo = &memo;
+  const std::vector<std::string> secrets = {"a", "b", "abc", "abd", "", "abc ", "x", "a"};
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& s : secrets) {
+      EXPECT_EQ(PresentedDigest(live, kAuthorization, s), SecretDigest(s)) << s;
+    }
+  }
+  ASSERT_NE(memo.Find("a"), nullptr);
+  EXPECT_EQ(*memo.Find("a"), SecretDigest("a"));
+  ASSERT_NE(memo.Find("x"), nullptr);
+  EXPECT_EQ(*memo.Find("x"), SecretDigest("x"));
+  EXPECT_EQ(memo.Find("never presented"), nullptr);
+  EXPECT_EQ(PresentedDigest(live, kApiKey, "other"), SecretDigest("other"));
+  live.credential_digests["authorization"] = "from-the-journal";
+  EXPECT_EQ(PresentedDigest(live, kAuthorization, "abc"), "from-the-journal");
+}
+
 }  // namespace
 }  // namespace schedemu::api
