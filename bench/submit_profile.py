@@ -10,8 +10,12 @@ captured answer as a fixed body. Prints req/s per dialect, its ratio to the Clou
 its fraction of nginx. With --perf, `perf record --call-graph dwarf` samples the server during
 each run (perf-<dialect>.data in the work directory, kept; `perf report -i ... --children`).
 
+With SCHEDEMU_BENCH_BASELINE (an earlier schedemu binary) each dialect is also driven on a fresh
+server of that binary, right before ours: before / after / nginx of one run.
+
 Environment: SCHEDEMU_BENCH_BUILD [build/bench], SCHEDEMU_BENCH_DURATION [5],
-SCHEDEMU_BENCH_CONNECTIONS [64], SCHEDEMU_BENCH_THREADS [2], SCHEDEMU_NGINX.
+SCHEDEMU_BENCH_CONNECTIONS [64], SCHEDEMU_BENCH_THREADS [2], SCHEDEMU_BENCH_BASELINE,
+SCHEDEMU_NGINX.
 Usage: bench/submit_profile.py [--perf] [--out DIR]
 """
 import json
@@ -77,6 +81,16 @@ def main():
     rows = []
     try:
         for i in range(3):
+            before = None
+            if la.BASELINE:
+                rb.SCHEDEMU = la.BASELINE
+                srv = rb.Server(["--threads", str(la.THREADS)])
+                try:
+                    key, tpl = templates(srv.port)[i]
+                    before = drive(srv.port, tpl, "before " + key, srv.pid)
+                finally:
+                    srv.stop()
+                    rb.SCHEDEMU = la.SCHEDEMU
             srv = rb.Server(["--threads", str(la.THREADS)])
             try:
                 key, tpl = templates(srv.port)[i]
@@ -99,7 +113,7 @@ def main():
             static = {"method": "POST", "target": "/" + rel, "body": tpl["body"],
                       "headers": {"Content-Type": "application/json"}}
             limit = drive(ng.port, static, "nginx " + key, nginx_workers(ng.proc.pid))
-            rows.append((key, len(body), ours, limit))
+            rows.append((key, len(body), ours, limit, before))
     finally:
         ng.stop()
     cloud = rows[0][2]["rps"] or 1.0
@@ -108,11 +122,23 @@ def main():
           "Cloud.ru req/s / this | server CPU us/request | / Cloud.ru's | nginx CPU us/request | "
           "nginx CPU / ours |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for key, size, ours, limit in rows:
+    for key, size, ours, limit, _ in rows:
         print("| %s | %d | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.1f | %.2f |" % (
             key, size, ours["rps"], limit["rps"], ours["rps"] / (limit["rps"] or 1.0),
             cloud / (ours["rps"] or 1.0), ours["cpu_us"], ours["cpu_us"] / cloud_cpu,
             limit["cpu_us"], limit["cpu_us"] / (ours["cpu_us"] or 1.0)))
+    if la.BASELINE:
+        print()
+        print("| submit | before req/s | after req/s | nginx req/s | before / nginx | after / nginx | "
+              "before CPU us/request | after CPU us/request | nginx CPU us/request | "
+              "after CPU / before |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for key, size, ours, limit, before in rows:
+            print("| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.0f | %.0f | %.1f | %.2f |" % (
+                key, before["rps"], ours["rps"], limit["rps"],
+                before["rps"] / (limit["rps"] or 1.0), ours["rps"] / (limit["rps"] or 1.0),
+                before["cpu_us"], ours["cpu_us"], limit["cpu_us"],
+                ours["cpu_us"] / (before["cpu_us"] or 1.0)))
     print(json.dumps({"machine": rb.machine(), "load": os.getloadavg()}))
 
 

@@ -158,6 +158,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
   if (r.time_limit <= 0) r.time_limit = kNever;
   const std::string name = "lm-mpi-job-" + rng_.Uuid4();
   const std::string uid = rng_.Uuid4();
+  const int64_t events0 = events_emitted_;
   Job& j = Submission::NewJob(*this, std::move(r));
   j.name = name;
   j.uid = uid;
@@ -182,6 +183,8 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
     EventLog::Emit(*this, EventKind::kHeld, j.id, j.name, {});
   } else {
     JobIndexes::InsertPending(*this, j);
+    CloudRuPass::NoteAppended(*this, ri, {j.priority_rank, j.slurm_priority, j.queue_seq, j.id},
+                              events0);
   }
   return j.id;
 }

@@ -9,6 +9,7 @@
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,25 +110,27 @@ Behaviour Submission::ResolveBehaviour(const World& w, const Job& j,
 }
 
 Job& Submission::NewJob(World& w, JobRequest request) {
-  Job j;
-  j.id = w.next_job_++;
+  // Built in its map node (a Job is over a kilobyte: no move of a finished one into the map).
+  const JobId id = w.next_job_++;
+  auto [it, ok] = w.jobs_.try_emplace(id);
+  assert(ok);
+  (void)ok;
+  Job& j = it->second;
+  j.id = id;
   j.request = std::move(request);
   j.created_at = w.now_;
   j.pending_at = w.now_;
   j.updated_at = w.now_;
   j.queue_seq = w.next_queue_seq_++;
-  JobRun run;
+  JobRun& run = j.runs.emplace_back();
   run.submit_time = w.now_;
   run.eligible_time = w.now_;
-  j.runs.push_back(run);
-  auto [it, ok] = w.jobs_.emplace(j.id, std::move(j));
-  (void)ok;
   std::vector<Job*>& by_id = w.jobs_.by_id;
-  if (it->first >= by_id.size()) by_id.resize(it->first + 1, nullptr);
-  by_id[it->first] = &it->second;
+  if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
+  by_id[id] = &j;
   ++w.ix_.active_jobs;
   ++w.counters_.submitted;
-  return it->second;
+  return j;
 }
 
 }  // namespace schedemu

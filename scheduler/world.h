@@ -277,6 +277,22 @@ class World {
   int64_t next_queue_seq_ = 1;
   bool dirty_ = false;  // a scheduling pass is due
   WorldIndexes ix_;     // derived lookups (scheduler/indexes.h)
+  // Per region: what its last Cloud.ru pass that changed nothing saw, so that the next pass,
+  // when only jobs were appended behind it since (no event, the pending set grown by them
+  // alone), starts where it ended instead of walking the same jobs again (cloudru_pass.cc).
+  // Derived: copied with the world, not in a world image (a restored world walks once in full).
+  struct CloudRuPassMemo {
+    bool valid = false;
+    int64_t events = 0;     // events_emitted_ it holds for (the appended submits' included)
+    size_t pending = 0;     // the size of the region's pending set then
+    bool cut = false;       // it stopped at max_pending_scan: nothing after `last` was visited
+    bool has_last = false;  // it visited some job; `last` the last one it visited
+    PendingKey last{0, 0, 0, 0};
+    bool blocked = false;
+    int scanned = 0;
+    std::vector<PendingKey> failed;  // one job of each shape that failed (rank and shape)
+  };
+  std::vector<CloudRuPassMemo> cloudru_memo_;
 };
 
 }  // namespace schedemu

@@ -265,6 +265,11 @@ struct Scheduling {
 // ---- cloudru_pass.cc ----
 struct CloudRuPass {
   static bool Run(World& w, int region);
+  // A submit appended the pending job `key` to `region`'s pending set, and emitted its events,
+  // since w.events_emitted() was `events_before`: the region's memo (World::CloudRuPassMemo)
+  // stays valid when nothing else happened since it was taken and `key` sorts after every job
+  // the memo's pass visited; otherwise it is dropped.
+  static void NoteAppended(World& w, int region, const PendingKey& key, int64_t events_before);
 };
 
 // ---- slurm_backfill.cc ----

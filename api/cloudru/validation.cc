@@ -321,8 +321,12 @@ ObjectReader::ObjectReader(const Json& object, Json loc_prefix, Issues* issues)
 Json ObjectReader::Loc(std::string_view key) const { return LocWith(prefix_, key); }
 
 const Json* ObjectReader::Raw(std::string_view key) const {
-  auto it = object_.find(std::string(key));
-  return it == object_.end() ? nullptr : &*it;
+  // The members in place (no key string built per lookup; an object holds each key once).
+  if (!object_.is_object()) return nullptr;
+  for (const auto& [k, v] : object_.get_ref<const Json::object_t&>()) {
+    if (k == key) return &v;
+  }
+  return nullptr;
 }
 
 bool ObjectReader::Present(std::string_view key) const {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "api/body_pieces.h"
 #include "api/emulator.h"
 
@@ -22,8 +24,11 @@ struct SlurmRequest {
   std::string method;               // "GET" | "POST" | "DELETE" | anything else -> 405 text
   std::string target;               // "/slurm/v0.0.42/job/7?signal=SIGTERM" (query optional)
   std::optional<std::string> body;  // raw body text; nullopt = no body
-  std::string user;                 // authenticated Linux user the request acts as
-  std::string cluster;              // cluster resource name; "" = the world's first cluster
+  // The same body already parsed (the Vertex envelope's `body` object, `body` its text): the
+  // submit reads it instead of parsing the text again. Not owned; nullptr = parse `body`.
+  const nlohmann::json* body_json = nullptr;
+  std::string user;     // authenticated Linux user the request acts as
+  std::string cluster;  // cluster resource name; "" = the world's first cluster
   std::string client_source = "[127.0.0.1]:0(fd:0)";  // meta.client.source
   // The token reached slurmctld but failed its checks (api/slurm/rest_auth.h): every operation
   // answers its AuthRefusedAnswer instead of running.

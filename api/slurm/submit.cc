@@ -555,6 +555,17 @@ void ParseJobDesc(const json& job, ParsedSubmit* out) {
   q.workers = static_cast<int>(nodes);
 }
 
+// The nesting depth of a parsed document: JsonDepth of its text.
+int DocumentDepth(const json& v) {
+  if (!v.is_structured()) return 0;
+  int depth = 0;
+  for (const json& item : v) depth = std::max(depth, DocumentDepth(item));
+  return depth + 1;
+}
+
+// What ParseSubmitBody checks once the text is parsed.
+void ParseSubmitRoot(const json& root, ParsedSubmit* result);
+
 }  // namespace
 
 int JsonNestingDepth(std::string_view text) { return JsonDepth(text); }
@@ -575,9 +586,29 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
     out.unparsable = true;
     return out;
   }
+  ParseSubmitRoot(root, &out);
+  return out;
+}
+
+ParsedSubmit ParseSubmitDocument(const json& root) {
+  ParsedSubmit out;
+  out.request.dialect = Dialect::kSlurm;
+  // Its text (root.dump()) is never blank; nests as deep as the document.
+  if (DocumentDepth(root) > kMaxJsonDepth) {
+    out.unparsable = true;
+    return out;
+  }
+  ParseSubmitRoot(root, &out);
+  return out;
+}
+
+namespace {
+
+void ParseSubmitRoot(const json& root, ParsedSubmit* result) {
+  ParsedSubmit& out = *result;
   if (!root.is_object()) {
     out.error = ErrorExpectedDictionary("#/");
-    return out;
+    return;
   }
   for (auto it = root.begin(); it != root.end(); ++it) {
     if (it.key() != "job" && it.key() != "jobs" && it.key() != "script") {
@@ -598,53 +629,54 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
       job != nullptr && job->is_object() && job->contains("script") && !(*job)["script"].is_null();
   if (jobs == nullptr && top_script.empty() && !job_has_script) {
     out.error = ErrorScriptFieldRequired();
-    return out;
+    return;
   }
   if (job != nullptr && jobs != nullptr) {
     out.error = ErrorJobAndJobsBoth();
-    return out;
+    return;
   }
   if (job == nullptr && jobs == nullptr) {
     out.error = ErrorJobOrJobsRequired();
-    return out;
+    return;
   }
   const json* desc = job;
   if (jobs != nullptr) {
     if (!jobs->is_array()) {
       out.error = ErrorConversionFailed("Expected list of job descriptions", "#/jobs/");
-      return out;
+      return;
     }
     if (jobs->size() != 1) {
       // Heterogeneous jobs are not modelled.
       out.error = ErrorBatchSubmissionFailed(kEslurmNotSupported);
-      return out;
+      return;
     }
     desc = &(*jobs)[0];
   }
   if (!desc->is_object()) {
     out.error = ErrorExpectedDictionary(jobs != nullptr ? "#/jobs/0/" : "#/job/");
-    return out;
+    return;
   }
   ParseJobDesc(*desc, &out);
-  if (out.error) return out;
+  if (out.error) return;
   if (out.request.script.empty()) out.request.script = top_script;
   if (out.request.script.empty()) {
     out.error = ErrorBatchScriptEmpty();
-    return out;
+    return;
   }
   if (out.spec.current_working_directory.empty()) {
     out.error = ErrorBatchSubmissionFailed(kEslurmMissingWorkDir);
-    return out;
+    return;
   }
   if (out.request.env.empty()) {
     out.error = ErrorBatchSubmissionFailed(kEslurmEnvironmentMissing);
-    return out;
+    return;
   }
   if (out.nodes_given && out.min_nodes <= 0) {
     out.error = ErrorBatchSubmissionFailed(kEslurmInvalidNodeCount);
-    return out;
+    return;
   }
-  return out;
 }
+
+}  // namespace
 
 }  // namespace schedemu::api::slurm

@@ -40,6 +40,9 @@ struct ParsedSubmit {
 
 // `body` nullopt or blank -> 422 empty query.
 ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body);
+// The same for a body already parsed (the Vertex envelope's `body` object): the answer
+// ParseSubmitBody(root.dump()) gives, without writing and parsing the text again.
+ParsedSubmit ParseSubmitDocument(const nlohmann::json& root);
 
 // Max nesting depth of JSON text (brackets outside strings); used to refuse pathological bodies
 // before handing them to the parser.

@@ -191,9 +191,11 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   }
   if (path.empty()) return vertex::ErrorPathRequired();
   std::optional<std::string> body;
+  const json* body_json = nullptr;  // the parsed object, handed on with its text
   if (auto it = env.find("body"); it != env.end() && !it->is_null()) {
     if (it->is_object()) {
       body = it->dump();
+      body_json = &*it;
     } else if (it->is_string()) {
       body = it->get<std::string>();  // emulator extension: raw text handed to slurmrestd
     } else {
@@ -211,6 +213,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   sreq.method = method;
   sreq.target = path;
   sreq.body = std::move(body);
+  sreq.body_json = body_json;
   sreq.user = linux_user;
   sreq.cluster = resource;
   sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";

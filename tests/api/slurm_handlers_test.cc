@@ -2,6 +2,7 @@
 // path expansion, signals, submit parsing order, status mapping) and HandleSlurmRequest against
 // the default scenario's world.
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -109,6 +110,95 @@ TEST(SlurmSubmitTest, ParsingOrderAndConversions) {
   EXPECT_EQ(ParseSubmitBody(bad.dump()).error->error_number, kEslurmDataConvFailed);
   EXPECT_EQ(ParseSubmitBody(bad.dump()).error->source, "#/job/time_limit");
   EXPECT_EQ(JsonNestingDepth(R"({"a":"[[[[","b":[{}]})"), 3);
+}
+
+// Everything ParseSubmitBody's caller reads of a ParsedSubmit, as text.
+std::string ParsedSummary(const ParsedSubmit& p) {
+  json out;
+  out["unparsable"] = p.unparsable;
+  if (p.error) out["error"] = p.error->ToJson();
+  for (const SlurmWarning& w : p.warnings) out["warnings"].push_back(w.ToJson());
+  const JobRequest& q = p.request;
+  out["request"] = {q.name,
+                    q.partition,
+                    q.script,
+                    q.account,
+                    q.qos,
+                    q.reservation,
+                    q.array,
+                    q.dependency,
+                    q.nice,
+                    q.admin_priority,
+                    q.deadline,
+                    q.time_min,
+                    q.exclusive,
+                    q.constraints,
+                    q.kill_on_node_fail,
+                    q.immediate,
+                    q.workers,
+                    q.gpus_per_worker,
+                    q.cpus_per_worker,
+                    q.mem_per_worker_mb,
+                    q.time_limit,
+                    q.hold,
+                    q.requeue,
+                    q.begin_time,
+                    q.required_nodes,
+                    q.excluded_nodes};
+  for (const auto& [k, v] : q.env) out["env"].push_back({k, v});
+  out["spec"] = p.spec.Encode();
+  out["gres"] = {p.gres.any, p.gres.per_node, p.gres.per_job, p.gres.type};
+  out["gres_error"] = p.gres_error.value_or(-1);
+  out["nodes"] = {p.min_nodes, p.nodes_given};
+  return out.dump();
+}
+
+// The Vertex envelope hands its parsed `body` object to the submit (ParseSubmitDocument): the
+// same outcome as its text parsed again, for good bodies and for every kind of bad one.
+TEST(SlurmSubmitTest, ParsedDocumentAnswersAsItsText) {
+  const std::string deep65 = std::string(63, '[') + std::string(63, ']');  // with job: 65
+  const std::string deep64 = std::string(62, '[') + std::string(62, ']');  // 64 levels
+  const std::vector<std::string> bodies = {
+      R"({"job":{"current_working_directory":"/w","environment":["A=1"],"partition":"gpu",
+          "tres_per_node":"gres/gpu:1","time_limit":{"set":true,"number":5}},"script":"#!/bin/sh"})",
+      R"({"script":"#!/bin/sh"})",
+      R"({"job":{},"jobs":[{}]})",
+      R"({"jobs":{"a":1},"script":"x"})",
+      R"({"jobs":[{},{}],"script":"x"})",
+      R"({"jobs":[7],"script":"x"})",
+      R"({"job":[1],"script":"x"})",
+      R"({"job":{"script":null},"script":""})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":{"A":1,"B":"2"},
+          "bogus":true,"nice":-0,"tasks":1.0,"cpus_per_task":"3","memory_per_node":1e3,
+          "hold":"yes","requeue":0,"immediate":false,"shared":["user","mcs"],
+          "required_nodes":"a3-[0-1]","excluded_nodes":["a3-2"],"time_minimum":2,
+          "deadline":{"infinite":true},"priority":{"set":true,"infinite":true}},"extra":[1]})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "time_limit":"soon"}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "name":{"a":1}}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "nodes":"0"}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "tres_per_node":"gres/gpu:x:y:z","argv":[1]}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":[1]}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "minimum_nodes":18446744073709551615,"nice":2147483646}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],
+          "required_nodes":"a3-[","shared":"bogus"}})",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],"d":)" + deep64 +
+          "}}",
+      R"({"job":{"script":"x","current_working_directory":"/w","environment":["A"],"d":)" + deep65 +
+          "}}",
+  };
+  for (const std::string& text : bodies) {
+    json doc = json::parse(text);
+    EXPECT_EQ(ParsedSummary(ParseSubmitDocument(doc)), ParsedSummary(ParseSubmitBody(doc.dump())))
+        << text;
+  }
+  // The deepest one is refused as its text is: slurmrestd's plain "Unable to parse query".
+  EXPECT_TRUE(ParseSubmitDocument(json::parse(bodies.back())).unparsable);
+  EXPECT_FALSE(ParseSubmitDocument(json::parse(bodies[bodies.size() - 2])).unparsable);
 }
 
 class SlurmHandlersTest : public ::testing::Test {

@@ -210,6 +210,48 @@ TEST_F(VertexEnvelopeTest, CredentialsAndResources) {
                     404, "NOT_FOUND");
 }
 
+// The envelope hands its parsed `body` to the submit instead of its text parsed again: bad job
+// bodies (wrong types, unknown fields, missing fields, too deep) answer inside the envelope what
+// the direct listener answers for the same body.
+TEST_F(VertexEnvelopeTest, BadSubmitBodiesAnswerAsTheDirectListener) {
+  const std::string deep = std::string(63, '[') + std::string(63, ']');
+  const std::vector<std::string> bodies = {
+      R"({"job":{"partition":"gpu","current_working_directory":"/tmp","environment":["A=1"],
+          "bogus":1,"time_limit":"soon"},"script":"#!/bin/bash\nsleep 1"})",
+      R"({"job":{"partition":"gpu","current_working_directory":"/tmp","environment":[1]},
+          "script":"#!/bin/bash\nsleep 1"})",
+      R"({"job":{"partition":"gpu","environment":["A=1"]},"script":"#!/bin/bash\nsleep 1"})",
+      R"({"job":{"partition":"nosuch","current_working_directory":"/tmp","environment":["A=1"]},
+          "script":"#!/bin/bash\nsleep 1","other":true})",
+      R"({"job":[1],"script":"x"})",
+      R"({"jobs":[{},{}],"script":"x"})",
+      R"({})",
+      R"({"job":{"partition":"gpu","current_working_directory":"/tmp","environment":["A=1"],
+          "d":)" +
+          deep + R"(},"script":"x"})",
+  };
+  for (const std::string& text : bodies) {
+    SCOPED_TRACE(text);
+    HttpClientResponse direct =
+        server_.Request("POST", "/slurm/v0.0.42/job/submit", SlurmHeaders(), text);
+    HttpClientResponse r = Envelope(Json{
+        {"method", "HTTP_METHOD_POST"},
+        {"path", "/slurm/v0.0.42/job/submit"},
+        {"body", Json::parse(text)}}.dump());
+    ASSERT_EQ(r.status, 200) << Describe(r);
+    Json env = ParseBody(r);
+    EXPECT_EQ(env["status"], direct.status) << Describe(r);
+    if (direct.Header("content-type") != "application/json") {  // "Unable to parse query."
+      EXPECT_EQ(env["body"], direct.body) << Describe(r);
+      continue;
+    }
+    Json want = ParseBody(direct);
+    EXPECT_EQ(env["structuredBody"]["errors"], want["errors"]) << Describe(r);
+    EXPECT_EQ(env["structuredBody"]["warnings"], want["warnings"]) << Describe(r);
+    EXPECT_EQ(env["structuredBody"].contains("job_id"), want.contains("job_id")) << Describe(r);
+  }
+}
+
 TEST_F(VertexEnvelopeTest, JobsRunAsTheCallersLinuxUser) {
   Json body = DocsJob("gpu", "other");
   body["job"]["user_id"] = "demo";  // ignored: the caller's account is used
