@@ -287,7 +287,7 @@ class World {
     size_t pending = 0;     // the size of the region's pending set then
     bool cut = false;       // it stopped at max_pending_scan: nothing after `last` was visited
     bool has_last = false;  // it visited some job; `last` the last one it visited
-    PendingKey last{0, 0, 0, 0};
+    PendingKey last{};
     bool blocked = false;
     int scanned = 0;
     std::vector<PendingKey> failed;  // one job of each shape that failed (rank and shape)
