@@ -183,8 +183,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
     EventLog::Emit(*this, EventKind::kHeld, j.id, j.name, {});
   } else {
     JobIndexes::InsertPending(*this, j);
-    CloudRuPass::NoteAppended(
-        *this, ri, {j.priority_rank, false, j.slurm_priority, j.queue_seq, j.id}, events0);
+    CloudRuPass::NoteAppended(*this, ri, JobIndexes::PendingKeyOf(j), events0);
   }
   return j.id;
 }

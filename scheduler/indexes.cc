@@ -93,9 +93,10 @@ void JobIndexes::InsertPending(World& w, const Job& j) {
   const bool slurm = j.request.dialect == Dialect::kSlurm;
   const bool visit = slurm && NeedsVisit(j);
   if (auto* s = PendingSet(w, j)) {
-    auto [it, inserted] = s->insert(
-        {j.priority_rank, visit, j.slurm_priority, j.queue_seq, j.id, ShapeOfPending(w, j)});
-    if (inserted && visit) ++w.ix_.slurm_visits[j.cluster];
+    PendingKey key = PendingKeyOf(j);
+    key.visit = visit;
+    key.shape = ShapeOfPending(w, j);
+    if (s->insert(key).second && visit) ++w.ix_.slurm_visits[j.cluster];
   }
   if (slurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
   w.dirty_ = true;
@@ -104,7 +105,7 @@ void JobIndexes::InsertPending(World& w, const Job& j) {
 void JobIndexes::ErasePending(World& w, const Job& j) {
   auto* s = PendingSet(w, j);
   if (s == nullptr) return;
-  auto it = s->find({j.priority_rank, false, j.slurm_priority, j.queue_seq, j.id});
+  auto it = s->find(PendingKeyOf(j));
   if (it == s->end()) return;
   if (it->visit) --w.ix_.slurm_visits[j.cluster];
   s->erase(it);

@@ -177,8 +177,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     for (const auto& [id, nodes] : w.ix_.reservations) {
       const Job& p = JobIndexes::JobAt(w, id);
       if (p.cluster != cluster || p.request.dialect != Dialect::kSlurm) continue;
-      const PendingKey pk{p.priority_rank, false, p.slurm_priority, p.queue_seq, p.id};
-      if (!(pk < *at)) return false;  // not visited yet
+      if (!(JobIndexes::PendingKeyOf(p) < *at)) return false;  // not visited yet
     }
     return true;
   };

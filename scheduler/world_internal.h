@@ -76,6 +76,11 @@ struct JobIndexes {
   static void OnEnterRunning(World& w, const Job& j);
   static void OnLeaveRunning(World& w, const Job& j);
   // Pending sets: a job enters when it may be scheduled (marks the world dirty).
+  // The job's place in its pending set (rank, priority, submit order, id): the key to find or
+  // erase it by; InsertPending adds the visit flag and the shape.
+  static PendingKey PendingKeyOf(const Job& j) {
+    return {j.priority_rank, false, j.slurm_priority, j.queue_seq, j.id};
+  }
   static void InsertPending(World& w, const Job& j);
   static void ErasePending(World& w, const Job& j);
   // What InsertPending copies into the job's PendingKey (indexes.h PendingShape).

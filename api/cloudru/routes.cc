@@ -62,6 +62,8 @@ struct AuthedRoute {
   const char* pattern;
   cloudru::AuthedHandler* handler;
   const char* name;
+  // The same answer with its authentication under one world lock (AuthedRead), or nullptr.
+  cloudru::AuthedReadHandler* read = nullptr;
 };
 
 // The routes that authenticate first, in the order they are added.
@@ -72,7 +74,8 @@ constexpr AuthedRoute kAuthedRoutes[] = {
     {"POST", "jobs/restart", &cloudru::RestartJob, "cloudru.jobs.restart"},
     {"GET", "jobs/elastic/{job_name}/pods", &cloudru::GetElasticJobPods,
      "cloudru.jobs.elastic_pods"},
-    {"GET", "jobs/{job_name}", &cloudru::GetJobStatus, "cloudru.jobs.get"},
+    {"GET", "jobs/{job_name}", &cloudru::GetJobStatus, "cloudru.jobs.get",
+     &cloudru::GetCachedJobStatus},
     {"DELETE", "jobs/{job_name}", &cloudru::DeleteJob, "cloudru.jobs.delete"},
     {"GET", "jobs/{job_name}/logs", &cloudru::GetJobLogs, "cloudru.jobs.logs"},
     {"GET", "jobs/{job_name}/nodes", &cloudru::GetJobNodes, "cloudru.jobs.nodes"},
@@ -133,11 +136,8 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
       "cloudru.service_auth");
 
   for (const AuthedRoute& r : kAuthedRoutes) {
-    if (r.handler == &cloudru::GetJobStatus) {
-      add(r.method, r.pattern, AuthedRead(emu, &cloudru::GetCachedJobStatus, r.handler), r.name);
-      continue;
-    }
-    add(r.method, r.pattern, Authed(emu, r.handler), r.name);
+    add(r.method, r.pattern,
+        r.read != nullptr ? AuthedRead(emu, r.read, r.handler) : Authed(emu, r.handler), r.name);
   }
 
   g.not_found = [&emu](const HttpRequest&) { return Finish(emu, cloudru::ErrorPathNotFound()); };

@@ -69,6 +69,17 @@ SlurmResponse NoController(const Call& call);
 
 // Runs fn(World&, cluster index, Reply&) under the lock for the request's cluster and finishes
 // the reply; slurmctld's "unable to contact" answer when the cluster is unknown.
+// fn(const World&) on `held` when the caller already holds the emulator lock on it
+// (SlurmRequest::held_world), else under Emulator::ReadWorld.
+template <typename F>
+void ReadHeldOrLocked(Emulator& emu, const World* held, F&& fn) {
+  if (held != nullptr) {
+    fn(*held);
+  } else {
+    emu.ReadWorld(fn);
+  }
+}
+
 template <typename F>
 SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
   std::string cluster_name;
@@ -102,11 +113,7 @@ SlurmResponse OnClusterRead(const Call& call, Reply reply, F&& fn) {
     cluster_name = w.clusters()[ci].config.slurm_cluster_name;
     fn(w, ci, reply);
   };
-  if (call.req.held_world != nullptr) {
-    read(*call.req.held_world);
-  } else {
-    call.emu.ReadWorld(read);
-  }
+  ReadHeldOrLocked(call.emu, call.req.held_world, read);
   if (no_cluster) return NoController(call);
   return Finish(call, std::move(reply), cluster_name);
 }

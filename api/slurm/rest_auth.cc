@@ -134,11 +134,7 @@ DirectAuth AuthenticateDirect(Emulator& emu, const HttpRequest& req, const World
     }
     out.result = VerifyRestAuth(w, ci, *token, digest, headers.user_name, now, replayed_user);
   };
-  if (held != nullptr) {
-    verify(*held);
-  } else {
-    emu.ReadWorld(verify);
-  }
+  ReadHeldOrLocked(emu, held, verify);
   return out;
 }
 
@@ -196,11 +192,7 @@ SlurmResponse AuthRefusedAnswer(const Call& call, const SlurmRoute& route) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci >= 0) cluster_name = w.clusters()[ci].config.slurm_cluster_name;
   };
-  if (call.req.held_world != nullptr) {
-    read(*call.req.held_world);
-  } else {
-    call.emu.ReadWorld(read);
-  }
+  ReadHeldOrLocked(call.emu, call.req.held_world, read);
   return Finish(call, std::move(reply), cluster_name);
 }
 
