@@ -26,8 +26,12 @@
 // cloudru_lifecycle.cc).
 #include "scheduler/world_internal.h"
 
+#include "scheduler/sorted_stream.h"
+
 #include <algorithm>
+#include <cassert>
 #include <climits>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -188,32 +192,51 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
   }
   if (order.empty()) return std::nullopt;
   // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the
-  // job list order (job id) among equals.
-  std::stable_sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.rank, a.nodes, a.slurm_id) < std::tie(b.rank, b.nodes, b.slurm_id);
-  });
-  constexpr int kPreemptReorderCount = 1;  // SchedulerParameters preempt_reorder_count default
-  const int count = static_cast<int>(order.size());
-  for (int pass = 0;; ++pass) {
-    std::vector<JobId> taken;
-    std::optional<NodeCounts> nodes;
-    size_t last = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      taken.push_back(order[k].id);
-      Overlay ov = Placement::OverlayOf(w, taken, taken.size());
-      nodes = Placement::FindNodes(w, s, &ov);
-      if (nodes) {
-        last = k;
-        break;
-      }
+  // job list order (job id) among equals. The walk below usually stops after a few of many
+  // candidates, so they are sorted as they are taken (SortedStream, in std::stable_sort's order):
+  // `head` holds the candidates taken so far, in the walk's current order, `rest` the others.
+  struct ByPrio {
+    bool operator()(const Candidate& a, const Candidate& b) const {
+      return std::tie(a.rank, a.nodes, a.slurm_id) < std::tie(b.rank, b.nodes, b.slurm_id);
     }
+  };
+  const int count = static_cast<int>(order.size());
+  std::vector<Candidate> head;
+  SortedStream<Candidate, ByPrio> rest(std::move(order));
+  auto have = [&](size_t k) {  // head holds candidate k of the current order
+    while (head.size() <= k && !rest.empty()) head.push_back(rest.Next());
+    return k < head.size();
+  };
+  constexpr int kPreemptReorderCount = 1;  // SchedulerParameters preempt_reorder_count default
+  for (int pass = 0;; ++pass) {
+    // The shortest prefix of the order whose removal lets the job fit (at least one candidate
+    // is taken: slurmctld's loop removes one before it tests). FeasiblePrefix answers as
+    // FindNodes with the prefix's overlay would, incrementally.
+    size_t k = 0;
+    auto next = [&]() -> std::optional<JobId> {
+      if (!have(k)) return std::nullopt;
+      return head[k++].id;
+    };
+    std::optional<std::vector<JobId>> prefix = Placement::FeasiblePrefix(w, s, next);
+    if (!prefix) return std::nullopt;
+    std::vector<JobId> taken = std::move(*prefix);
+    if (taken.empty()) {
+      have(0);
+      taken.push_back(head[0].id);
+    }
+    const size_t last = taken.size() - 1;
+    Overlay ov = Placement::OverlayOf(w, taken, taken.size());
+    std::optional<NodeCounts> nodes = Placement::FindNodes(w, s, &ov);
+    assert(nodes.has_value());  // FeasiblePrefix's prefix fits
     if (!nodes) return std::nullopt;
     absl::flat_hash_set<NodeIndex> chosen;
     for (const auto& [n, c] : *nodes) chosen.insert(n);
     auto usable = [&](JobId id) {
-      absl::flat_hash_set<NodeIndex> on;
+      absl::InlinedVector<NodeIndex, 8> on;
       for (const WorkerPlacement& wp : JobIndexes::JobAt(w, id).placement) {
-        if (chosen.contains(wp.node)) on.insert(wp.node);
+        if (chosen.contains(wp.node) && std::find(on.begin(), on.end(), wp.node) == on.end()) {
+          on.push_back(wp.node);
+        }
       }
       return static_cast<int>(on.size());
     };
@@ -227,10 +250,11 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
       plan.nodes = *nodes;
       return plan;
     }
-    for (size_t k = 0; k < order.size(); ++k) {
-      order[k].usable = k < last ? usable(order[k].id) : k == last ? 99999 : 0;
-    }
-    std::stable_sort(order.begin(), order.end(),
+    // _sort_usable_nodes_dec, stable, over every candidate with usable_nodes = the chosen nodes
+    // a taken one holds, 99999 for the last taken, 0 for the rest: the rest keep their order
+    // after the taken ones, so only head[0..last] is re-sorted.
+    for (size_t i = 0; i <= last; ++i) head[i].usable = i < last ? usable(head[i].id) : 99999;
+    std::stable_sort(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(last) + 1,
                      [](const Candidate& a, const Candidate& b) { return a.usable > b.usable; });
   }
 }

@@ -104,9 +104,9 @@ bool SlurmBackfill::Run(World& w, int cluster) {
   std::vector<JobId> entered;
   entered.swap(w.ix_.slurm_entered[cluster]);
   for (JobId id : entered) {
-    auto found = w.jobs_.find(id);
-    if (found == w.jobs_.end()) continue;  // released (Retention::keep_terminal_jobs)
-    Job& j = found->second;
+    Job* found = id < w.jobs_.by_id.size() ? w.jobs_.by_id[id] : nullptr;
+    if (found == nullptr) continue;  // released (Retention::keep_terminal_jobs)
+    Job& j = *found;
     if (j.state == JobState::kPending && !j.held && JobIndexes::SlurmEligible(w, j) &&
         (j.reason == "None" || j.reason == "BeginTime")) {
       j.reason = "Priority";

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -27,14 +28,16 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
     w.dirty_ = true;
     return;
   }
-  auto it = w.jobs_.find(ev.job);
-  if (it == w.jobs_.end()) {
+  // The job store's O(1) index (JobStore::by_id: every stored job, nullptr once released).
+  const std::vector<Job*>& by_id = w.jobs_.by_id;
+  Job* found = ev.job < by_id.size() ? by_id[ev.job] : nullptr;
+  if (found == nullptr) {
     // A released terminal job (Retention::keep_terminal_jobs = false): its MinJobAge purge
     // still happens, without the job (an empty subject when the log is kept).
     if (ev.kind == TimerKind::kPurge) EventLog::Emit(w, EventKind::kPurged, ev.job, "", {});
     return;
   }
-  Job& j = it->second;
+  Job& j = *found;
   switch (ev.kind) {
     case TimerKind::kRunEnd:
       if (j.generation == ev.generation && j.state == JobState::kRunning) {
