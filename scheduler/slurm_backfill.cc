@@ -164,6 +164,14 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       if (ni >= 0) main_avoid.insert(ni);
     }
   };
+  // BackfillEnd(w, j, limit) of a job of this cluster, without reading the job.
+  const TimeMs resolution = w.clusters_[cluster].config.bf_resolution;
+  auto end_slot = [&](TimeMs limit) {
+    const TimeMs end = AddTime(w.now_, limit);
+    if (resolution <= 0 || end == kNever) return end;
+    const TimeMs o = w.config_.start_time;
+    return o + (end - o + resolution - 1) / resolution * resolution;
+  };
   const bool advance_resv = !w.clusters_[cluster].reservations.empty();
   const bool gated = !w.clusters_[cluster].config.accounting_enforce.empty();
   // Past a blocked job without required nodes the main pass only marks jobs None -> Priority
@@ -195,13 +203,16 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     Job& j = JobIndexes::JobAt(w, pk.id);
     ++it;
     assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
+    // A key without `visit` is a job with no deadline, dependencies or array task (fixed at
+    // InsertPending; none of them is added while pending): its Job is not read for them.
+    assert(pk.visit || !JobIndexes::NeedsVisit(j));
     // deadline_ok: a job that can no longer end by its deadline ends DEADLINE.
-    if (j.request.deadline > 0 && SlurmFields::DeadlineMissed(w, j)) {
+    if (pk.visit && j.request.deadline > 0 && SlurmFields::DeadlineMissed(w, j)) {
       SlurmFields::EndAtDeadline(w, j);
       continue;
     }
     // Dependencies and array throttles (dependencies.cc) keep a job out of the scan.
-    if (!j.depends.empty() || j.array_job_id != 0 || gated) {
+    if ((pk.visit && (!j.depends.empty() || j.array_job_id != 0)) || gated) {
       if (std::optional<std::string_view> why = Dependencies::Gate(w, j)) {
         SetReason(j, *why);
         continue;
@@ -279,7 +290,10 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     if (key && failed.Find(*key, key_hash) != nullptr) {
       SetReason(j, res ? "Priority" : "Resources");
-      block(j);
+      // block(j) of a groupable job (ShapeOf: no required nodes), without reading its request.
+      assert(j.request.required_nodes.empty());
+      blocked = true;
+      main_stop = true;
       continue;
     }
     ShapeMemo scratch;
@@ -317,13 +331,15 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         }
         memo->avoid_fits = 0;
       }
-      if (BackfillEnd(w, j, j.time_limit) <= res->at) {
+      // The key's limit is the job's (PendingShape::limit): the Job is not read for it.
+      if (end_slot(pk.shape.limit) <= res->at) {
         if (auto nc = fits()) {
           Lifecycle::Start(w, j, Placement::Materialize(w, s(), *nc));
           ++version;
           continue;
         }
-      } else if (j.request.time_min > 0 && BackfillEnd(w, j, j.request.time_min) <= res->at) {
+      } else if (!pk.shape.groupable && j.request.time_min > 0 &&  // groupable: no time_min
+                 BackfillEnd(w, j, j.request.time_min) <= res->at) {
         // time_minimum: the backfill starts it with its limit cut to the minimum (the 22.05
         // peer: limit 20, time_minimum 2, a 9.5 min hole -> started with 2 min).
         if (auto nc = fits()) {
@@ -358,7 +374,13 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // The main pass reads no reservation (it does not look past a blocked job).
     if (!res && backfill) res = ComputeReservation(w, j, s());
     if (key) failed.FindOrInsert(*key, key_hash);
-    block(j);
+    if (pk.shape.groupable) {  // block(j) without reading the request (no required nodes)
+      assert(j.request.required_nodes.empty());
+      blocked = true;
+      main_stop = true;
+    } else {
+      block(j);
+    }
   }
   return false;
 }
