@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -80,6 +81,40 @@ double Mean(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
+// Job id -> the index of the submitted job, in submit order. The ids the model hands out are
+// consecutive while nothing else takes one (every replay the benchmark runs): no table is kept
+// until an id breaks the run, then a sorted table of them all.
+class SubmittedIds {
+ public:
+  void Add(JobId id) {
+    if (table_.empty() && (n_ == 0 || id == first_ + n_)) {
+      if (n_ == 0) first_ = id;
+      ++n_;
+      return;
+    }
+    if (table_.empty()) {
+      table_.reserve(n_ + 1);
+      for (size_t k = 0; k < n_; ++k) table_.push_back(first_ + k);
+    }
+    table_.push_back(id);
+    ++n_;
+  }
+  std::optional<size_t> Find(JobId id) const {
+    if (table_.empty()) {
+      if (n_ == 0 || id < first_ || id - first_ >= n_) return std::nullopt;
+      return static_cast<size_t>(id - first_);
+    }
+    auto pos = std::lower_bound(table_.begin(), table_.end(), id);
+    if (pos == table_.end() || *pos != id) return std::nullopt;
+    return static_cast<size_t>(pos - table_.begin());
+  }
+
+ private:
+  JobId first_ = 0;
+  size_t n_ = 0;
+  std::vector<JobId> table_;  // empty while the ids are consecutive
+};
+
 // How trace jobs become model jobs.
 struct SlurmTarget {
   int cluster = -1;
@@ -115,13 +150,26 @@ std::string HumanDuration(double seconds) {
 
 }  // namespace
 
-bool ToReplayJob(const SwfJob& swf, ReplayJob* job) {
+absl::StatusOr<bool> ToReplayJob(const SwfJob& swf, ReplayJob* job) {
   int64_t gpus = swf.Processors();
   if (gpus <= 0 || swf.submit_time < 0 || swf.run_time < 0) return false;
   if (gpus > INT32_MAX) return false;
-  job->submit_s = swf.submit_time;
-  job->run_s = swf.run_time;
-  job->requested_s = swf.requested_time > 0 ? swf.requested_time : -1;
+  const struct {
+    const char* field;
+    int64_t value;
+  } times[] = {{"field 2 (submit time)", swf.submit_time},
+               {"field 4 (run time)", swf.run_time},
+               {"field 9 (requested time)", swf.requested_time}};
+  for (const auto& t : times) {
+    if (t.value > kReplayMaxSeconds) {
+      return absl::InvalidArgumentError(absl::StrCat(t.field, ": ", t.value,
+                                                     " s is beyond what the replay holds (",
+                                                     kReplayMaxSeconds, " s, 68 years)"));
+    }
+  }
+  job->submit_s = static_cast<int32_t>(swf.submit_time);
+  job->run_s = static_cast<int32_t>(swf.run_time);
+  job->requested_s = swf.requested_time > 0 ? static_cast<int32_t>(swf.requested_time) : -1;
   job->gpus = static_cast<int32_t>(gpus);
   job->user = swf.user_id >= 0 && swf.user_id <= INT32_MAX ? static_cast<int32_t>(swf.user_id) : -1;
   int64_t queue = swf.queue >= 0 ? swf.queue : swf.partition;
@@ -137,8 +185,11 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (options.max_jobs >= 0 && static_cast<int64_t>(jobs.size()) > options.max_jobs) {
     jobs.resize(static_cast<size_t>(options.max_jobs));
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; });
+  // A trace in submit order (the usual case) needs no sort (nor its buffer of half the trace).
+  auto by_submit = [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; };
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit)) {
+    std::stable_sort(jobs.begin(), jobs.end(), by_submit);
+  }
 
   absl::StatusOr<World> created = World::Create(config);
   if (!created.ok()) return created.status();
@@ -205,20 +256,17 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (report.total_gpus <= 0) return absl::FailedPreconditionError("the target has no GPUs");
 
   const TimeMs origin = world.now();
-  std::vector<JobId> ids;
-  std::vector<int32_t> index_of;  // ids[k] replays jobs[index_of[k]]
-  ids.reserve(jobs.size());
+  SubmittedIds ids;               // job id -> k, the submitted job's index
+  std::vector<int32_t> index_of;  // submitted job k replays jobs[index_of[k]]
   index_of.reserve(jobs.size());
 
   // Per-job figures are taken when a job becomes terminal (the world then forgets the job and
   // keeps no event log: replay reads neither), and at the end for jobs still active. GPU-seconds
   // are kept per job and run and summed in submit order at the end, as a walk over the jobs
   // would.
-  std::vector<double> first_run_gpu_s;  // per submitted job: its first started run
-  std::vector<int32_t> started_runs;    // per submitted job: runs that started
+  std::vector<double> first_run_gpu_s;  // per submitted job: its first started run (0: none)
   absl::flat_hash_map<size_t, std::vector<double>> later_runs_gpu_s;  // runs 2.. (requeued jobs)
   first_run_gpu_s.reserve(jobs.size());
-  started_runs.reserve(jobs.size());
   std::vector<double> waits, slowdowns;
   waits.reserve(jobs.size());
   slowdowns.reserve(jobs.size());
@@ -227,9 +275,9 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   for (const ReplayJob& rj : jobs) progress.total += rj.gpus <= report.total_gpus ? 1 : 0;
   if (options.on_begin) options.on_begin(world);
   auto observe = [&](const Job& job) {
-    auto pos = std::lower_bound(ids.begin(), ids.end(), job.id);
-    if (pos == ids.end() || *pos != job.id) return;  // not a trace job
-    const size_t k = static_cast<size_t>(pos - ids.begin());
+    const std::optional<size_t> found = ids.Find(job.id);
+    if (!found) return;  // not a trace job
+    const size_t k = *found;
     const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
     if (options.on_job) options.on_job(job, world.now());
     if (options.on_progress && (++progress.done & 255) == 0) {
@@ -241,11 +289,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     TimeMs first_start = 0;
     const int gpus = job.TotalGpus();
     int32_t runs = 0;
-    for (const JobRun& run : job.runs) {
-      if (run.start_time <= 0) continue;
-      if (first_start == 0) first_start = run.start_time;
-      TimeMs end = run.end_time > 0 ? run.end_time : world.now();
-      const double gpu_s = static_cast<double>(end - run.start_time) / 1000.0 * gpus;
+    job.ForEachStartedRun([&](TimeMs start, TimeMs end_time) {
+      if (first_start == 0) first_start = start;
+      TimeMs end = end_time > 0 ? end_time : world.now();
+      const double gpu_s = static_cast<double>(end - start) / 1000.0 * gpus;
       if (runs == 0) {
         first_run_gpu_s[k] = gpu_s;
       } else {
@@ -253,8 +300,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       }
       ++runs;
       last_end = std::max(last_end, end);
-    }
-    started_runs[k] = runs;
+    });
     if (job.completed_at > 0) last_end = std::max(last_end, job.completed_at);
     if (first_start == 0) return;
     ++report.started;
@@ -268,6 +314,9 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   World::Retention retention;
   retention.keep_event_log = false;
   retention.keep_terminal_jobs = false;
+  // The replay reads of a job's history only when its runs started and ended; the HTML report's
+  // collector (on_job) reads the runs' placements and the preemptions too.
+  retention.compact_history = !options.on_job;
   retention.on_terminal = observe;
   world.SetRetention(std::move(retention));
   const Clock::Mode mode = world.clock().mode();
@@ -279,7 +328,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       ++report.too_large;
       continue;
     }
-    const TimeMs arrival = origin + FromSeconds(rj.submit_s);
+    const TimeMs arrival = origin + FromSeconds(int64_t{rj.submit_s});
     if (arrival > world.now()) {
       if (absl::Status s = world.AdvanceTo(arrival); !s.ok()) return s;
     }
@@ -304,7 +353,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
         req.gpus_per_worker = (rj.gpus + req.workers - 1) / req.workers;
       }
       req.cpus_per_worker = 1;
-      if (rj.requested_s > 0) req.time_limit = FromSeconds(rj.requested_s);
+      if (rj.requested_s > 0) req.time_limit = FromSeconds(int64_t{rj.requested_s});
       id = world.SubmitSlurmJob(std::move(req));
     } else {
       const CloudRuLane& lane = lanes[static_cast<size_t>(std::max(rj.queue, 0)) % lanes.size()];
@@ -345,10 +394,9 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       progress.simulated = world.now() - origin;
       options.on_progress(progress);
     }
-    ids.push_back(*id);
+    ids.Add(*id);
     index_of.push_back(static_cast<int32_t>(i));
     first_run_gpu_s.push_back(0);
-    started_runs.push_back(0);
   }
   while (world.ActiveJobs() > 0) {
     int64_t n = world.RunUntilIdle(kNever, INT64_MAX);
@@ -367,11 +415,11 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   for (const auto& [id, job] : world.jobs()) {
     if (!IsTerminal(job.state)) observe(job);
   }
-  for (size_t k = 0; k < ids.size(); ++k) {
-    if (started_runs[k] == 0) continue;
+  // A job that never started adds its 0 (x + 0.0 == x: the same sum as skipping it).
+  for (size_t k = 0; k < first_run_gpu_s.size(); ++k) {
     report.gpu_seconds_used += first_run_gpu_s[k];
-    if (started_runs[k] > 1) {
-      for (double g : later_runs_gpu_s[k]) report.gpu_seconds_used += g;
+    if (auto later = later_runs_gpu_s.find(k); later != later_runs_gpu_s.end()) {
+      for (double g : later->second) report.gpu_seconds_used += g;
     }
   }
   report.events_logged = world.events_emitted();
@@ -552,6 +600,7 @@ int ReplayMain(int argc, char** argv) {
   }
   SwfReader reader(*in);
   std::vector<ReplayJob> jobs;
+  if (max_jobs >= 0) jobs.reserve(static_cast<size_t>(std::min<int64_t>(max_jobs, 1 << 24)));
   int64_t trace_jobs = 0, skipped = 0;
   SwfJob swf;
   while (max_jobs < 0 || trace_jobs < max_jobs) {
@@ -563,12 +612,19 @@ int ReplayMain(int argc, char** argv) {
     if (!*more) break;
     ++trace_jobs;
     ReplayJob rj;
-    if (ToReplayJob(swf, &rj)) {
+    absl::StatusOr<bool> replayable = ToReplayJob(swf, &rj);
+    if (!replayable.ok()) {
+      std::cerr << "schedemu: " << trace_file << ": line " << reader.line_number() << ": "
+                << replayable.status().message() << "\n";
+      return kUsageError;
+    }
+    if (*replayable) {
       jobs.push_back(rj);
     } else {
       ++skipped;
     }
   }
+  jobs.shrink_to_fit();  // no doubling slack kept through the replay
   const double t1 = WallSeconds();
 
   ReplayOptions options;
