@@ -65,54 +65,106 @@ int64_t CurrentRssKib() {
   return 0;
 }
 
-// Nearest-rank percentile of a sorted vector.
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
+// Non-negative millisecond figures (the waits) as the report reads them: sorted, in seconds
+// (ms / 1000.0, increasing in ms: the same order, values and sums as a sorted vector of those
+// doubles). 4 bytes a value below 2^32 ms (49.7 days), 8 bytes for the others.
+class MsSample {
+ public:
+  void Add(int64_t ms) {
+    if (ms >= 0 && ms <= int64_t{UINT32_MAX}) {
+      small_.push_back(static_cast<uint32_t>(ms));
+    } else {
+      large_.push_back(ms);
+      negative_ += ms < 0 ? 1 : 0;
+    }
+  }
+  void Reserve(size_t n) { small_.reserve(n); }
+  void Sort() {
+    std::sort(small_.begin(), small_.end());
+    std::sort(large_.begin(), large_.end());
+  }
+  size_t size() const { return small_.size() + large_.size(); }
+  // The i-th smallest, in seconds (after Sort): the negative large ones, the small, the rest.
+  double At(size_t i) const {
+    int64_t ms;
+    if (i < negative_) {
+      ms = large_[i];
+    } else if (i < negative_ + small_.size()) {
+      ms = small_[i - negative_];
+    } else {
+      ms = large_[i - small_.size()];
+    }
+    return static_cast<double>(ms) / 1000.0;
+  }
+
+ private:
+  std::vector<uint32_t> small_;
+  std::vector<int64_t> large_;
+  size_t negative_ = 0;
+};
+
+// The bounded slowdowns, in the same shape.
+struct DoubleSample {
+  std::vector<double> values;
+  void Sort() { std::sort(values.begin(), values.end()); }
+  size_t size() const { return values.size(); }
+  double At(size_t i) const { return values[i]; }
+};
+
+// Nearest-rank percentile of a sorted sample.
+template <class Sample>
+double Percentile(const Sample& sorted, double p) {
+  if (sorted.size() == 0) return 0;
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   if (rank < 1) rank = 1;
   if (rank > sorted.size()) rank = sorted.size();
-  return sorted[rank - 1];
+  return sorted.At(rank - 1);
 }
 
-double Mean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
+// The mean, summed in the sample's (sorted) order.
+template <class Sample>
+double Mean(const Sample& sample) {
+  if (sample.size() == 0) return 0;
   double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
+  for (size_t i = 0; i < sample.size(); ++i) s += sample.At(i);
+  return s / static_cast<double>(sample.size());
 }
 
-// Job id -> the index of the submitted job, in submit order. The ids the model hands out are
-// consecutive while nothing else takes one (every replay the benchmark runs): no table is kept
-// until an id breaks the run, then a sorted table of them all.
-class SubmittedIds {
+// An increasing sequence of integers (the submitted jobs' ids, their trace indexes): the value at
+// a position and the position of a value. Kept as a first value and a length while each value is
+// the previous plus one (the usual case: the model hands out consecutive ids; a trace with nothing
+// skipped); the first value that breaks the run turns it into a table of them all.
+template <class T>
+class IncreasingSequence {
  public:
-  void Add(JobId id) {
-    if (table_.empty() && (n_ == 0 || id == first_ + n_)) {
-      if (n_ == 0) first_ = id;
+  void Add(T v) {  // v > every value added before
+    if (table_.empty() && (n_ == 0 || v == first_ + n_)) {
+      if (n_ == 0) first_ = v;
       ++n_;
       return;
     }
     if (table_.empty()) {
       table_.reserve(n_ + 1);
-      for (size_t k = 0; k < n_; ++k) table_.push_back(first_ + k);
+      for (size_t k = 0; k < n_; ++k) table_.push_back(static_cast<T>(first_ + k));
     }
-    table_.push_back(id);
+    table_.push_back(v);
     ++n_;
   }
-  std::optional<size_t> Find(JobId id) const {
+  T At(size_t k) const { return table_.empty() ? static_cast<T>(first_ + k) : table_[k]; }
+  std::optional<size_t> Find(T v) const {
     if (table_.empty()) {
-      if (n_ == 0 || id < first_ || id - first_ >= n_) return std::nullopt;
-      return static_cast<size_t>(id - first_);
+      if (n_ == 0 || v < first_ || v - first_ >= n_) return std::nullopt;
+      return static_cast<size_t>(v - first_);
     }
-    auto pos = std::lower_bound(table_.begin(), table_.end(), id);
-    if (pos == table_.end() || *pos != id) return std::nullopt;
+    auto pos = std::lower_bound(table_.begin(), table_.end(), v);
+    if (pos == table_.end() || *pos != v) return std::nullopt;
     return static_cast<size_t>(pos - table_.begin());
   }
 
  private:
-  JobId first_ = 0;
+  T first_ = 0;
   size_t n_ = 0;
-  std::vector<JobId> table_;  // empty while the ids are consecutive
+  std::vector<T> table_;  // empty while the values are consecutive
 };
 
 // How trace jobs become model jobs.
@@ -256,9 +308,8 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (report.total_gpus <= 0) return absl::FailedPreconditionError("the target has no GPUs");
 
   const TimeMs origin = world.now();
-  SubmittedIds ids;               // job id -> k, the submitted job's index
-  std::vector<int32_t> index_of;  // submitted job k replays jobs[index_of[k]]
-  index_of.reserve(jobs.size());
+  IncreasingSequence<JobId> ids;          // job id -> k, the submitted job's index
+  IncreasingSequence<uint32_t> index_of;  // submitted job k replays jobs[index_of.At(k)]
 
   // Per-job figures are taken when a job becomes terminal (the world then forgets the job and
   // keeps no event log: replay reads neither), and at the end for jobs still active. GPU-seconds
@@ -267,9 +318,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   std::vector<double> first_run_gpu_s;  // per submitted job: its first started run (0: none)
   absl::flat_hash_map<size_t, std::vector<double>> later_runs_gpu_s;  // runs 2.. (requeued jobs)
   first_run_gpu_s.reserve(jobs.size());
-  std::vector<double> waits, slowdowns;
-  waits.reserve(jobs.size());
-  slowdowns.reserve(jobs.size());
+  MsSample waits;  // per started job: first start - submit
+  DoubleSample slowdowns;
+  waits.Reserve(jobs.size());
+  slowdowns.values.reserve(jobs.size());
   TimeMs first_submit = kNever, last_end = 0;
   ReplayProgress progress;
   for (const ReplayJob& rj : jobs) progress.total += rj.gpus <= report.total_gpus ? 1 : 0;
@@ -278,7 +330,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     const std::optional<size_t> found = ids.Find(job.id);
     if (!found) return;  // not a trace job
     const size_t k = *found;
-    const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
+    const ReplayJob& rj = jobs[index_of.At(k)];
     if (options.on_job) options.on_job(job, world.now());
     if (options.on_progress && (++progress.done & 255) == 0) {
       progress.simulated = world.now() - origin;
@@ -304,11 +356,11 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     if (job.completed_at > 0) last_end = std::max(last_end, job.completed_at);
     if (first_start == 0) return;
     ++report.started;
-    waits.push_back(static_cast<double>(first_start - job.created_at) / 1000.0);
+    waits.Add(first_start - job.created_at);
     if (job.completed_at > 0) {
       double response = static_cast<double>(job.completed_at - job.created_at) / 1000.0;
       double run = std::max(static_cast<double>(rj.run_s), kSlowdownTau);
-      slowdowns.push_back(std::max(1.0, response / run));
+      slowdowns.values.push_back(std::max(1.0, response / run));
     }
   };
   World::Retention retention;
@@ -395,7 +447,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       options.on_progress(progress);
     }
     ids.Add(*id);
-    index_of.push_back(static_cast<int32_t>(i));
+    index_of.Add(static_cast<uint32_t>(i));
     first_run_gpu_s.push_back(0);
   }
   while (world.ActiveJobs() > 0) {
@@ -432,13 +484,13 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (report.gpu_seconds_available > 0) {
     report.utilisation = report.gpu_seconds_used / report.gpu_seconds_available;
   }
-  std::sort(waits.begin(), waits.end());
-  std::sort(slowdowns.begin(), slowdowns.end());
+  waits.Sort();
+  slowdowns.Sort();
   report.wait_mean_s = Mean(waits);
   report.wait_p50_s = Percentile(waits, 50);
   report.wait_p90_s = Percentile(waits, 90);
   report.wait_p99_s = Percentile(waits, 99);
-  report.wait_max_s = waits.empty() ? 0 : waits.back();
+  report.wait_max_s = waits.size() == 0 ? 0 : waits.At(waits.size() - 1);
   report.bsld_mean = Mean(slowdowns);
   report.bsld_p50 = Percentile(slowdowns, 50);
   report.bsld_p90 = Percentile(slowdowns, 90);

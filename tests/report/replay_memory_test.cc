@@ -1,6 +1,7 @@
 // The replay's compact forms, in-process: the report is the same whether the world keeps the full
 // run history (an on_job hook, the HTML report, asks for it) or the compact one (the default of
 // `schedemu replay`), and trace times beyond the 32-bit seconds a ReplayJob holds are refused.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -103,6 +104,51 @@ TEST(ReplayCompactHistory, MaxJobsLeavesActiveJobsObservedAtTheEnd) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->submitted, 150);
   ExpectSameReport(*b, *a);
+}
+
+TEST(ReplayCompactHistory, WaitsBeyond32BitMillisecondsKeepTheirOrder) {
+  // Whole-cluster jobs of 30 days each queue one behind the other: the later ones wait 60, 90
+  // and 120 days (beyond the 49.7 days of 2^32 ms a wait is kept in), the short ones less.
+  std::vector<ReplayJob> jobs;
+  for (int i = 0; i < 5; ++i) {
+    ReplayJob j;
+    j.submit_s = i;
+    j.run_s = 30 * 86400;
+    j.gpus = 32;
+    jobs.push_back(j);
+  }
+  for (int i = 0; i < 7; ++i) {
+    ReplayJob j;
+    j.submit_s = 10 + i;
+    j.run_s = 60 + i;
+    j.gpus = 1;
+    j.queue = 1;
+    jobs.push_back(j);
+  }
+  // The figures as the full history gives them, in seconds.
+  std::vector<double> waits;
+  ReplayOptions full;
+  full.on_job = [&](const Job& job, TimeMs) {
+    TimeMs first = 0;
+    job.ForEachStartedRun([&](TimeMs start, TimeMs) {
+      if (first == 0) first = start;
+    });
+    if (first > 0) waits.push_back(static_cast<double>(first - job.created_at) / 1000.0);
+  };
+  absl::StatusOr<ReplayReport> r = Replay(DefaultScenarioWorld(), jobs, full);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(waits.size(), jobs.size());
+  std::sort(waits.begin(), waits.end());
+  EXPECT_GT(waits.back(), 100.0 * 86400);
+  EXPECT_EQ(r->wait_max_s, waits.back());
+  EXPECT_EQ(r->wait_p50_s, waits[5]);  // nearest rank: ceil(0.5 * 12) = 6th
+  EXPECT_EQ(r->wait_p90_s, waits[10]);
+  double sum = 0;
+  for (double w : waits) sum += w;
+  EXPECT_EQ(r->wait_mean_s, sum / static_cast<double>(waits.size()));
+  absl::StatusOr<ReplayReport> compact = Replay(DefaultScenarioWorld(), jobs, {});
+  ASSERT_TRUE(compact.ok());
+  ExpectSameReport(*compact, *r);
 }
 
 SwfJob Swf(int64_t submit, int64_t run, int64_t requested) {
