@@ -9,7 +9,7 @@
 // false, compact_history = true (false when an on_job hook, the HTML report, reads the full
 // history)}: per-job figures are taken by the on_terminal hook as each job ends, so memory grows
 // with the active jobs and their run history (a start and an end per run), not with the trace
-// (about 60 bytes per trace job for the trace and the figures themselves).
+// (about 50 bytes per trace job for the trace and the figures themselves).
 #ifndef SCHEDEMU_SERVER_REPLAY_H_
 #define SCHEDEMU_SERVER_REPLAY_H_
 
