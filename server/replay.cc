@@ -237,6 +237,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (options.max_jobs >= 0 && static_cast<int64_t>(jobs.size()) > options.max_jobs) {
     jobs.resize(static_cast<size_t>(options.max_jobs));
   }
+  if (jobs.size() > UINT32_MAX) {  // trace indexes are kept in 32 bits
+    return absl::InvalidArgumentError(
+        absl::StrCat("a trace of ", jobs.size(), " jobs: the replay holds up to ", UINT32_MAX));
+  }
   // A trace in submit order (the usual case) needs no sort (nor its buffer of half the trace).
   auto by_submit = [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; };
   if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit)) {

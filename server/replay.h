@@ -98,7 +98,7 @@ struct ReplayReport {
 
 // Replays already-parsed jobs onto a world built from `config`. Errors: the world cannot be
 // built, or the scenario has neither a Slurm cluster nor a Cloud.ru allocation usable by a
-// workspace.
+// workspace, or the trace has more than 2^32 - 1 jobs.
 // `jobs` are replayed in submit order (stable-sorted here; the trace order breaks ties).
 absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<ReplayJob> jobs,
                                     const ReplayOptions& options);
