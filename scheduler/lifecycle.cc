@@ -8,7 +8,9 @@
 // NonZeroExitCode); a fail_at before the runtime fails the run then (exit code 1 when 0); a time
 // limit that comes first ends it with Slurm TIMEOUT / Cloud.ru Failed (reason TimeLimit).
 // Every preemption records Preemption{by, by_name, by_priority, at} on the victim; a node going
-// down fails the jobs running on it.
+// down fails the jobs running on it. A compact history (World::Retention::compact_history) keeps
+// neither the preemption records nor the closed runs (only their start and end, NewRun) nor a
+// copy of the placement in the run.
 #include "scheduler/world_internal.h"
 
 #include <string>
@@ -88,7 +90,7 @@ void Lifecycle::Start(World& w, Job& j, std::vector<WorkerPlacement> placement) 
   ++j.generation;
   JobRun& run = j.runs.back();
   run.start_time = w.now_;
-  run.placement = j.placement;
+  if (!w.retention_.compact_history) run.placement = j.placement;
   j.expected_end = AddTime(w.now_, j.time_limit);
   JobArrays::OnStart(w, j);
   JobIndexes::OnEnterRunning(w, j);
@@ -139,10 +141,18 @@ void Lifecycle::CloseRun(World& w, Job& j, JobState end_state, int exit_code, in
 
 void Lifecycle::NewRun(World& w, Job& j, TimeMs submitted, TimeMs eligible) {
   JobRun run;
-  run.number = static_cast<int>(j.runs.size());
   run.submit_time = submitted;
   run.eligible_time = eligible;
-  j.runs.push_back(run);
+  if (w.retention_.compact_history) {
+    // The closed run leaves its start and end (when it started); the new one takes its place.
+    JobRun& last = j.runs.back();
+    if (last.start_time > 0) j.compacted_runs.push_back(RunSpan{last.start_time, last.end_time});
+    run.number = last.number + 1;
+    last = std::move(run);
+  } else {
+    run.number = static_cast<int>(j.runs.size());
+    j.runs.push_back(std::move(run));
+  }
   j.state = JobState::kPending;
   j.pending_at = w.now_;
   j.updated_at = w.now_;
@@ -188,7 +198,9 @@ void Lifecycle::SetFinal(World& w, Job& j, JobState state) {
 }
 
 void Lifecycle::Preempt(World& w, Job& v, JobId by, std::string by_name, std::string by_priority) {
-  v.preemptions.push_back(Preemption{by, by_name, by_priority, w.now_});
+  if (!w.retention_.compact_history) {
+    v.preemptions.push_back(Preemption{by, by_name, by_priority, w.now_});
+  }
   ++w.counters_.preemptions;
   if (EventLog::Logging(w))
     EventLog::Emit(w, EventKind::kPreempted, v.id, EventLog::JobSubject(v), {{"by", by_name}});

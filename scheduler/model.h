@@ -149,6 +149,13 @@ struct JobRun {
   std::string reason;  // Slurm reason at the end of the run
 };
 
+// A closed run that started, as a compact run history keeps it (World::Retention::
+// compact_history): its start and end, nothing else.
+struct RunSpan {
+  TimeMs start = 0;
+  TimeMs end = 0;
+};
+
 // What a client asked for, independent of dialect.
 struct JobRequest {
   Dialect dialect = Dialect::kCloudRu;
@@ -237,10 +244,15 @@ struct Job {
   int signal = 0;
   Behaviour behaviour;
   std::vector<WorkerPlacement> placement;  // current run's placement (empty when not running)
+  // Every preemption of the job (a compact history, World::Retention::compact_history, counts
+  // them in World::counters() only: empty then).
   std::vector<Preemption> preemptions;
-  std::vector<JobRun> runs;  // every run, the open one last
-  uint64_t generation = 0;   // bumps on every start/stop; stale events are ignored
-  int64_t queue_seq = 0;     // tie-breaker for ordering (submit order)
+  std::vector<JobRun> runs;  // every run, the open one last (a compact history: the last only)
+  // A compact history only: the start and end of every closed run that started, in run order
+  // (what `runs` no longer holds); empty otherwise. ForEachStartedRun visits both.
+  std::vector<RunSpan> compacted_runs;
+  uint64_t generation = 0;  // bumps on every start/stop; stale events are ignored
+  int64_t queue_seq = 0;    // tie-breaker for ordering (submit order)
   // Effective time limit: Slurm request/#SBATCH --time, else partition DefaultTime, else
   // MaxTime; Cloud.ru stop_timer. kNever = unlimited.
   TimeMs time_limit = kNever;
@@ -271,6 +283,15 @@ struct Job {
 
   int TotalGpus() const { return request.workers * request.gpus_per_worker; }
   const JobRun& CurrentRun() const { return runs.back(); }
+  // Calls f(start, end) for every run that started, in run order, under any retention: the
+  // compacted ones, then those in `runs` with a start time (end 0: the run is still open).
+  template <class F>
+  void ForEachStartedRun(F&& f) const {
+    for (const RunSpan& s : compacted_runs) f(s.start, s.end);
+    for (const JobRun& r : runs) {
+      if (r.start_time > 0) f(r.start_time, r.end_time);
+    }
+  }
 };
 
 enum class EventKind {

@@ -209,11 +209,21 @@ class World {
   //  - on_terminal, when set, is called exactly once per job, when it becomes terminal (its runs
   //    are closed then), under any setting: a caller that needs per-job figures accumulates them
   //    here instead of reading jobs() at the end.
+  //  - compact_history = true: a job keeps of its history only what a headless caller reads
+  //    (the replay: when each run started and ended). `runs` holds the open (last) run alone: a
+  //    closed run that started leaves its start and end in `compacted_runs` when the next run
+  //    opens (Job::ForEachStartedRun visits both; run numbers still count every run), and a
+  //    closed run that never started leaves nothing. A started run's JobRun::placement stays
+  //    empty (the job's `placement` is the open run's). Preemptions are counted (counters()) but
+  //    not recorded on the victim (Job::preemptions stays empty). What reads the full history,
+  //    the api layer's job views and accounting (sacct) and OutputSoFar, then sees the open run
+  //    only: the server never sets it.
   // Set it once, right after Create and before the first submit. A copy of the world (snapshot)
   // copies the retention, hook included.
   struct Retention {
     bool keep_event_log = true;
     bool keep_terminal_jobs = true;
+    bool compact_history = false;
     std::function<void(const Job&)> on_terminal;
   };
   void SetRetention(Retention retention) { retention_ = std::move(retention); }

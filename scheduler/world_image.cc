@@ -172,6 +172,10 @@ void Fields(A& a, JobRun& x) {
     x.signal, x.placement, x.reason);
 }
 template <class A>
+void Fields(A& a, RunSpan& x) {
+  a(x.start, x.end);
+}
+template <class A>
 void Fields(A& a, JobRequest& x) {
   a(x.dialect, x.name, x.tenant, x.author, x.region, x.allocation_name, x.queue_name,
     x.instance_type, x.priority_class, x.job_type, x.max_retry, x.cluster, x.partition, x.requeue,
@@ -186,9 +190,9 @@ void Fields(A& a, Job& x) {
     x.region, x.instance_type, x.priority_class, x.priority_rank, x.qos_priority, x.preemptible,
     x.state, x.after_completing, x.reason, x.held, x.created_at, x.pending_at, x.running_at,
     x.completed_at, x.updated_at, x.restart_count, x.exit_code, x.signal, x.behaviour, x.placement,
-    x.preemptions, x.runs, x.generation, x.queue_seq, x.time_limit, x.expected_end,
-    x.completing_until, x.purged, x.purge_at, x.array_job_id, x.array_task_id, x.array_split,
-    x.depends, x.depend_any, x.slurm_priority, x.asked_time_limit);
+    x.preemptions, x.runs, x.compacted_runs, x.generation, x.queue_seq, x.time_limit,
+    x.expected_end, x.completing_until, x.purged, x.purge_at, x.array_job_id, x.array_task_id,
+    x.array_split, x.depends, x.depend_any, x.slurm_priority, x.asked_time_limit);
 }
 template <class A>
 void Fields(A& a, Event& x) {
@@ -256,8 +260,9 @@ SCHEDEMU_IMAGE_SIZE(Token, 152);
 SCHEDEMU_IMAGE_SIZE(WorkerPlacement, 48);
 SCHEDEMU_IMAGE_SIZE(Preemption, 80);
 SCHEDEMU_IMAGE_SIZE(JobRun, 112);
+SCHEDEMU_IMAGE_SIZE(RunSpan, 16);
 SCHEDEMU_IMAGE_SIZE(JobRequest, 784);
-SCHEDEMU_IMAGE_SIZE(Job, 1344);
+SCHEDEMU_IMAGE_SIZE(Job, 1368);
 SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);

@@ -25,7 +25,8 @@
 namespace schedemu {
 
 struct WorldImage {
-  static constexpr uint32_t kVersion = 2;  // 2: PendingKey::visit, WorldIndexes::slurm_visits
+  // 2: PendingKey::visit, WorldIndexes::slurm_visits; 3: Job::compacted_runs
+  static constexpr uint32_t kVersion = 3;
 
   // `redact_secrets`: the configuration's secrets (workspace api keys, service-account secrets,
   // principals' static tokens, clusters' JWT keys) are written as "" (their SHA-256 digests,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -64,21 +65,107 @@ int64_t CurrentRssKib() {
   return 0;
 }
 
-// Nearest-rank percentile of a sorted vector.
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
+// Non-negative millisecond figures (the waits) as the report reads them: sorted, in seconds
+// (ms / 1000.0, increasing in ms: the same order, values and sums as a sorted vector of those
+// doubles). 4 bytes a value below 2^32 ms (49.7 days), 8 bytes for the others.
+class MsSample {
+ public:
+  void Add(int64_t ms) {
+    if (ms >= 0 && ms <= int64_t{UINT32_MAX}) {
+      small_.push_back(static_cast<uint32_t>(ms));
+    } else {
+      large_.push_back(ms);
+      negative_ += ms < 0 ? 1 : 0;
+    }
+  }
+  void Reserve(size_t n) { small_.reserve(n); }
+  void Sort() {
+    std::sort(small_.begin(), small_.end());
+    std::sort(large_.begin(), large_.end());
+  }
+  size_t size() const { return small_.size() + large_.size(); }
+  // The i-th smallest, in seconds (after Sort): the negative large ones, the small, the rest.
+  double At(size_t i) const {
+    int64_t ms;
+    if (i < negative_) {
+      ms = large_[i];
+    } else if (i < negative_ + small_.size()) {
+      ms = small_[i - negative_];
+    } else {
+      ms = large_[i - small_.size()];
+    }
+    return static_cast<double>(ms) / 1000.0;
+  }
+
+ private:
+  std::vector<uint32_t> small_;
+  std::vector<int64_t> large_;
+  size_t negative_ = 0;
+};
+
+// The bounded slowdowns, in the same shape.
+struct DoubleSample {
+  std::vector<double> values;
+  void Sort() { std::sort(values.begin(), values.end()); }
+  size_t size() const { return values.size(); }
+  double At(size_t i) const { return values[i]; }
+};
+
+// Nearest-rank percentile of a sorted sample.
+template <class Sample>
+double Percentile(const Sample& sorted, double p) {
+  if (sorted.size() == 0) return 0;
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   if (rank < 1) rank = 1;
   if (rank > sorted.size()) rank = sorted.size();
-  return sorted[rank - 1];
+  return sorted.At(rank - 1);
 }
 
-double Mean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
+// The mean, summed in the sample's (sorted) order.
+template <class Sample>
+double Mean(const Sample& sample) {
+  if (sample.size() == 0) return 0;
   double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
+  for (size_t i = 0; i < sample.size(); ++i) s += sample.At(i);
+  return s / static_cast<double>(sample.size());
 }
+
+// An increasing sequence of integers (the submitted jobs' ids, their trace indexes): the value at
+// a position and the position of a value. Kept as a first value and a length while each value is
+// the previous plus one (the usual case: the model hands out consecutive ids; a trace with nothing
+// skipped); the first value that breaks the run turns it into a table of them all.
+template <class T>
+class IncreasingSequence {
+ public:
+  void Add(T v) {  // v > every value added before
+    if (table_.empty() && (n_ == 0 || v == first_ + n_)) {
+      if (n_ == 0) first_ = v;
+      ++n_;
+      return;
+    }
+    if (table_.empty()) {
+      table_.reserve(n_ + 1);
+      for (size_t k = 0; k < n_; ++k) table_.push_back(static_cast<T>(first_ + k));
+    }
+    table_.push_back(v);
+    ++n_;
+  }
+  T At(size_t k) const { return table_.empty() ? static_cast<T>(first_ + k) : table_[k]; }
+  std::optional<size_t> Find(T v) const {
+    if (table_.empty()) {
+      if (n_ == 0 || v < first_ || v - first_ >= n_) return std::nullopt;
+      return static_cast<size_t>(v - first_);
+    }
+    auto pos = std::lower_bound(table_.begin(), table_.end(), v);
+    if (pos == table_.end() || *pos != v) return std::nullopt;
+    return static_cast<size_t>(pos - table_.begin());
+  }
+
+ private:
+  T first_ = 0;
+  size_t n_ = 0;
+  std::vector<T> table_;  // empty while the values are consecutive
+};
 
 // How trace jobs become model jobs.
 struct SlurmTarget {
@@ -115,13 +202,26 @@ std::string HumanDuration(double seconds) {
 
 }  // namespace
 
-bool ToReplayJob(const SwfJob& swf, ReplayJob* job) {
+absl::StatusOr<bool> ToReplayJob(const SwfJob& swf, ReplayJob* job) {
   int64_t gpus = swf.Processors();
   if (gpus <= 0 || swf.submit_time < 0 || swf.run_time < 0) return false;
   if (gpus > INT32_MAX) return false;
-  job->submit_s = swf.submit_time;
-  job->run_s = swf.run_time;
-  job->requested_s = swf.requested_time > 0 ? swf.requested_time : -1;
+  const struct {
+    const char* field;
+    int64_t value;
+  } times[] = {{"field 2 (submit time)", swf.submit_time},
+               {"field 4 (run time)", swf.run_time},
+               {"field 9 (requested time)", swf.requested_time}};
+  for (const auto& t : times) {
+    if (t.value > kReplayMaxSeconds) {
+      return absl::InvalidArgumentError(absl::StrCat(t.field, ": ", t.value,
+                                                     " s is beyond what the replay holds (",
+                                                     kReplayMaxSeconds, " s, 68 years)"));
+    }
+  }
+  job->submit_s = static_cast<int32_t>(swf.submit_time);
+  job->run_s = static_cast<int32_t>(swf.run_time);
+  job->requested_s = swf.requested_time > 0 ? static_cast<int32_t>(swf.requested_time) : -1;
   job->gpus = static_cast<int32_t>(gpus);
   job->user = swf.user_id >= 0 && swf.user_id <= INT32_MAX ? static_cast<int32_t>(swf.user_id) : -1;
   int64_t queue = swf.queue >= 0 ? swf.queue : swf.partition;
@@ -137,8 +237,15 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (options.max_jobs >= 0 && static_cast<int64_t>(jobs.size()) > options.max_jobs) {
     jobs.resize(static_cast<size_t>(options.max_jobs));
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; });
+  if (jobs.size() > UINT32_MAX) {  // trace indexes are kept in 32 bits
+    return absl::InvalidArgumentError(
+        absl::StrCat("a trace of ", jobs.size(), " jobs: the replay holds up to ", UINT32_MAX));
+  }
+  // A trace in submit order (the usual case) needs no sort (nor its buffer of half the trace).
+  auto by_submit = [](const ReplayJob& a, const ReplayJob& b) { return a.submit_s < b.submit_s; };
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit)) {
+    std::stable_sort(jobs.begin(), jobs.end(), by_submit);
+  }
 
   absl::StatusOr<World> created = World::Create(config);
   if (!created.ok()) return created.status();
@@ -205,32 +312,29 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (report.total_gpus <= 0) return absl::FailedPreconditionError("the target has no GPUs");
 
   const TimeMs origin = world.now();
-  std::vector<JobId> ids;
-  std::vector<int32_t> index_of;  // ids[k] replays jobs[index_of[k]]
-  ids.reserve(jobs.size());
-  index_of.reserve(jobs.size());
+  IncreasingSequence<JobId> ids;          // job id -> k, the submitted job's index
+  IncreasingSequence<uint32_t> index_of;  // submitted job k replays jobs[index_of.At(k)]
 
   // Per-job figures are taken when a job becomes terminal (the world then forgets the job and
   // keeps no event log: replay reads neither), and at the end for jobs still active. GPU-seconds
   // are kept per job and run and summed in submit order at the end, as a walk over the jobs
   // would.
-  std::vector<double> first_run_gpu_s;  // per submitted job: its first started run
-  std::vector<int32_t> started_runs;    // per submitted job: runs that started
+  std::vector<double> first_run_gpu_s;  // per submitted job: its first started run (0: none)
   absl::flat_hash_map<size_t, std::vector<double>> later_runs_gpu_s;  // runs 2.. (requeued jobs)
   first_run_gpu_s.reserve(jobs.size());
-  started_runs.reserve(jobs.size());
-  std::vector<double> waits, slowdowns;
-  waits.reserve(jobs.size());
-  slowdowns.reserve(jobs.size());
+  MsSample waits;  // per started job: first start - submit
+  DoubleSample slowdowns;
+  waits.Reserve(jobs.size());
+  slowdowns.values.reserve(jobs.size());
   TimeMs first_submit = kNever, last_end = 0;
   ReplayProgress progress;
   for (const ReplayJob& rj : jobs) progress.total += rj.gpus <= report.total_gpus ? 1 : 0;
   if (options.on_begin) options.on_begin(world);
   auto observe = [&](const Job& job) {
-    auto pos = std::lower_bound(ids.begin(), ids.end(), job.id);
-    if (pos == ids.end() || *pos != job.id) return;  // not a trace job
-    const size_t k = static_cast<size_t>(pos - ids.begin());
-    const ReplayJob& rj = jobs[static_cast<size_t>(index_of[k])];
+    const std::optional<size_t> found = ids.Find(job.id);
+    if (!found) return;  // not a trace job
+    const size_t k = *found;
+    const ReplayJob& rj = jobs[index_of.At(k)];
     if (options.on_job) options.on_job(job, world.now());
     if (options.on_progress && (++progress.done & 255) == 0) {
       progress.simulated = world.now() - origin;
@@ -241,11 +345,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     TimeMs first_start = 0;
     const int gpus = job.TotalGpus();
     int32_t runs = 0;
-    for (const JobRun& run : job.runs) {
-      if (run.start_time <= 0) continue;
-      if (first_start == 0) first_start = run.start_time;
-      TimeMs end = run.end_time > 0 ? run.end_time : world.now();
-      const double gpu_s = static_cast<double>(end - run.start_time) / 1000.0 * gpus;
+    job.ForEachStartedRun([&](TimeMs start, TimeMs end_time) {
+      if (first_start == 0) first_start = start;
+      TimeMs end = end_time > 0 ? end_time : world.now();
+      const double gpu_s = static_cast<double>(end - start) / 1000.0 * gpus;
       if (runs == 0) {
         first_run_gpu_s[k] = gpu_s;
       } else {
@@ -253,21 +356,23 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       }
       ++runs;
       last_end = std::max(last_end, end);
-    }
-    started_runs[k] = runs;
+    });
     if (job.completed_at > 0) last_end = std::max(last_end, job.completed_at);
     if (first_start == 0) return;
     ++report.started;
-    waits.push_back(static_cast<double>(first_start - job.created_at) / 1000.0);
+    waits.Add(first_start - job.created_at);
     if (job.completed_at > 0) {
       double response = static_cast<double>(job.completed_at - job.created_at) / 1000.0;
       double run = std::max(static_cast<double>(rj.run_s), kSlowdownTau);
-      slowdowns.push_back(std::max(1.0, response / run));
+      slowdowns.values.push_back(std::max(1.0, response / run));
     }
   };
   World::Retention retention;
   retention.keep_event_log = false;
   retention.keep_terminal_jobs = false;
+  // The replay reads of a job's history only when its runs started and ended; the HTML report's
+  // collector (on_job) reads the runs' placements and the preemptions too.
+  retention.compact_history = !options.on_job;
   retention.on_terminal = observe;
   world.SetRetention(std::move(retention));
   const Clock::Mode mode = world.clock().mode();
@@ -279,7 +384,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       ++report.too_large;
       continue;
     }
-    const TimeMs arrival = origin + FromSeconds(rj.submit_s);
+    const TimeMs arrival = origin + FromSeconds(int64_t{rj.submit_s});
     if (arrival > world.now()) {
       if (absl::Status s = world.AdvanceTo(arrival); !s.ok()) return s;
     }
@@ -304,7 +409,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
         req.gpus_per_worker = (rj.gpus + req.workers - 1) / req.workers;
       }
       req.cpus_per_worker = 1;
-      if (rj.requested_s > 0) req.time_limit = FromSeconds(rj.requested_s);
+      if (rj.requested_s > 0) req.time_limit = FromSeconds(int64_t{rj.requested_s});
       id = world.SubmitSlurmJob(std::move(req));
     } else {
       const CloudRuLane& lane = lanes[static_cast<size_t>(std::max(rj.queue, 0)) % lanes.size()];
@@ -345,10 +450,9 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       progress.simulated = world.now() - origin;
       options.on_progress(progress);
     }
-    ids.push_back(*id);
-    index_of.push_back(static_cast<int32_t>(i));
+    ids.Add(*id);
+    index_of.Add(static_cast<uint32_t>(i));
     first_run_gpu_s.push_back(0);
-    started_runs.push_back(0);
   }
   while (world.ActiveJobs() > 0) {
     int64_t n = world.RunUntilIdle(kNever, INT64_MAX);
@@ -367,11 +471,11 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   for (const auto& [id, job] : world.jobs()) {
     if (!IsTerminal(job.state)) observe(job);
   }
-  for (size_t k = 0; k < ids.size(); ++k) {
-    if (started_runs[k] == 0) continue;
+  // A job that never started adds its 0 (x + 0.0 == x: the same sum as skipping it).
+  for (size_t k = 0; k < first_run_gpu_s.size(); ++k) {
     report.gpu_seconds_used += first_run_gpu_s[k];
-    if (started_runs[k] > 1) {
-      for (double g : later_runs_gpu_s[k]) report.gpu_seconds_used += g;
+    if (auto later = later_runs_gpu_s.find(k); later != later_runs_gpu_s.end()) {
+      for (double g : later->second) report.gpu_seconds_used += g;
     }
   }
   report.events_logged = world.events_emitted();
@@ -384,13 +488,13 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   if (report.gpu_seconds_available > 0) {
     report.utilisation = report.gpu_seconds_used / report.gpu_seconds_available;
   }
-  std::sort(waits.begin(), waits.end());
-  std::sort(slowdowns.begin(), slowdowns.end());
+  waits.Sort();
+  slowdowns.Sort();
   report.wait_mean_s = Mean(waits);
   report.wait_p50_s = Percentile(waits, 50);
   report.wait_p90_s = Percentile(waits, 90);
   report.wait_p99_s = Percentile(waits, 99);
-  report.wait_max_s = waits.empty() ? 0 : waits.back();
+  report.wait_max_s = waits.size() == 0 ? 0 : waits.At(waits.size() - 1);
   report.bsld_mean = Mean(slowdowns);
   report.bsld_p50 = Percentile(slowdowns, 50);
   report.bsld_p90 = Percentile(slowdowns, 90);
@@ -552,6 +656,7 @@ int ReplayMain(int argc, char** argv) {
   }
   SwfReader reader(*in);
   std::vector<ReplayJob> jobs;
+  if (max_jobs >= 0) jobs.reserve(static_cast<size_t>(std::min<int64_t>(max_jobs, 1 << 24)));
   int64_t trace_jobs = 0, skipped = 0;
   SwfJob swf;
   while (max_jobs < 0 || trace_jobs < max_jobs) {
@@ -563,12 +668,19 @@ int ReplayMain(int argc, char** argv) {
     if (!*more) break;
     ++trace_jobs;
     ReplayJob rj;
-    if (ToReplayJob(swf, &rj)) {
+    absl::StatusOr<bool> replayable = ToReplayJob(swf, &rj);
+    if (!replayable.ok()) {
+      std::cerr << "schedemu: " << trace_file << ": line " << reader.line_number() << ": "
+                << replayable.status().message() << "\n";
+      return kUsageError;
+    }
+    if (*replayable) {
       jobs.push_back(rj);
     } else {
       ++skipped;
     }
   }
+  jobs.shrink_to_fit();  // no doubling slack kept through the replay
   const double t1 = WallSeconds();
 
   ReplayOptions options;

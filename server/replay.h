@@ -6,8 +6,10 @@
 // run time as behaviour; the clock jumps from arrival to arrival and finally runs until idle.
 // Prints utilisation, wait-time percentiles, bounded slowdown, preemptions, makespan, wall time and
 // peak RSS. The world runs with World::Retention{keep_event_log = false, keep_terminal_jobs =
-// false}: per-job figures are taken by the on_terminal hook as each job ends, so memory grows with
-// the active jobs, not with the trace (about 100 bytes per trace job for the figures themselves).
+// false, compact_history = true (false when an on_job hook, the HTML report, reads the full
+// history)}: per-job figures are taken by the on_terminal hook as each job ends, so memory grows
+// with the active jobs and their run history (a start and an end per run), not with the trace
+// (about 50 bytes per trace job for the trace and the figures themselves).
 #ifndef SCHEDEMU_SERVER_REPLAY_H_
 #define SCHEDEMU_SERVER_REPLAY_H_
 
@@ -30,18 +32,23 @@ int ReplayMain(int argc, char** argv);
 
 // ---- the pieces, for tests ----
 
-// One trace job as the replay keeps it (40 bytes instead of the 18 SWF fields).
+// One trace job as the replay keeps it (28 bytes instead of the 18 SWF fields): the times in
+// 32-bit seconds, which ToReplayJob checks.
 struct ReplayJob {
-  int64_t submit_s = 0;
-  int64_t run_s = 0;
-  int64_t requested_s = -1;  // -1 = no time limit
+  int32_t submit_s = 0;
+  int32_t run_s = 0;
+  int32_t requested_s = -1;  // -1 = no time limit
   int32_t gpus = 0;
   int32_t user = -1;      // SWF user id (-1 = missing)
   int32_t queue = -1;     // SWF queue, else partition number (-1 = missing)
   int32_t exit_code = 0;  // 1 for SWF status 0 (failed), else 0
 };
-// False when the trace line cannot be replayed (no processors, no submit or run time).
-bool ToReplayJob(const SwfJob& swf, ReplayJob* job);
+// The largest submit, run or requested time a ReplayJob holds: 2^31 - 1 s (68 years).
+inline constexpr int64_t kReplayMaxSeconds = INT32_MAX;
+// False when the trace line cannot be replayed (no processors, no submit or run time); an
+// InvalidArgument error naming the field when its submit, run or requested time is beyond
+// kReplayMaxSeconds (the trace is refused, not cut).
+absl::StatusOr<bool> ToReplayJob(const SwfJob& swf, ReplayJob* job);
 
 // Where the replay stands, for a progress line.
 struct ReplayProgress {
@@ -91,7 +98,7 @@ struct ReplayReport {
 
 // Replays already-parsed jobs onto a world built from `config`. Errors: the world cannot be
 // built, or the scenario has neither a Slurm cluster nor a Cloud.ru allocation usable by a
-// workspace.
+// workspace, or the trace has more than 2^32 - 1 jobs.
 // `jobs` are replayed in submit order (stable-sorted here; the trace order breaks ties).
 absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<ReplayJob> jobs,
                                     const ReplayOptions& options);

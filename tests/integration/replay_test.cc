@@ -235,6 +235,23 @@ TEST(ReplayTest, MalformedTraceNamesTheLine) {
   EXPECT_EQ(r.out, "");
 }
 
+TEST(ReplayTest, TimesBeyond32BitSecondsAreRefusedWithTheLine) {
+  // The replay holds trace times in 32-bit seconds (68 years): a larger one is refused, not cut.
+  std::string path =
+      WriteTemp("far.swf", SwfLine(1, 0, 10, 1, 20) +
+                               "2 0 -1 3000000000 1 -1 -1 1 20 -1 1 1 1 -1 0 -1 -1 -1\n");
+  RunResult r = Replay({path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("line 2: field 4 (run time): 3000000000 s is beyond what the "
+                               "replay holds (2147483647 s, 68 years)"));
+  EXPECT_EQ(r.out, "");
+  // The largest that fits replays.
+  path = WriteTemp("limit.swf", SwfLine(1, 0, 10, 1, 2147483647));
+  nlohmann::json ok = ReplayJson({path});
+  EXPECT_EQ(ok["jobs"]["submitted"], 1);
+  EXPECT_EQ(StateCount(ok, "COMPLETED"), 1);
+}
+
 TEST(ReplayTest, BadFlagsAreUsageErrors) {
   std::string trace = SourcePath("examples/sample.swf");
   RunResult r = Replay({trace, "--format", "xml"});
