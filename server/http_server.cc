@@ -33,8 +33,8 @@ namespace net = boost::asio;
 struct HttpServer::Impl {
   explicit Impl(ServerOptions options, const Router& router)
       : context{std::move(options), router},
-        ioc(1),
         workers(MakeWorkers(context.options.threads)),
+        ioc(1),
         registry(std::make_shared<SessionRegistry>()),
         listener(ioc, context, registry, context.options.host, context.options.port,
                  Listener::Kind::kPlain, nullptr, Picker()) {}
@@ -62,8 +62,9 @@ struct HttpServer::Impl {
 
   SessionContext context;
   std::unique_ptr<TlsSetup> tls;  // outlives the io_contexts: pending TLS handshakes use it
-  net::io_context ioc;
+  // Before ioc, so destroyed after it: a pending accept on ioc holds a socket bound to a worker.
   std::vector<std::unique_ptr<net::io_context>> workers;
+  net::io_context ioc;
   size_t next_context = 0;
   std::shared_ptr<SessionRegistry> registry;
   Listener listener;
