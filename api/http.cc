@@ -5,7 +5,7 @@
 namespace schedemu::api {
 
 std::optional<std::string_view> HttpRequest::Header(std::string_view lowercase_name) const {
-  auto it = headers.find(std::string(lowercase_name));
+  auto it = headers.find(lowercase_name);
   if (it == headers.end()) return std::nullopt;
   return std::string_view(it->second);
 }
@@ -26,7 +26,7 @@ std::vector<std::string_view> HttpRequest::QueryAll(std::string_view name) const
 }
 
 std::string_view HttpRequest::Param(std::string_view name) const {
-  auto it = params.find(std::string(name));
+  auto it = params.find(name);
   return it == params.end() ? std::string_view() : std::string_view(it->second);
 }
 

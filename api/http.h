@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/body_pieces.h"
+#include "api/string_map.h"
 
 namespace schedemu::api {
 
@@ -63,11 +64,11 @@ struct HttpRequest {
   std::string raw_query;  // the part after '?', undecoded
   // Decoded query parameters in order (repeated keys kept).
   std::vector<std::pair<std::string, std::string>> query;
-  // Header names lowercased; repeated headers joined by ", ".
-  std::map<std::string, std::string> headers;
+  // Header names lowercased; repeated headers joined by ", " (api/string_map.h: a sorted vector).
+  StringMap headers;
   std::string body;
   // Path parameters captured by the route pattern ("{job_name}" -> value).
-  std::map<std::string, std::string> params;
+  StringMap params;
   std::string remote;           // peer address, "" in-process
   std::string scheme = "http";  // "https" when it came over TLS
   // The emulated real host name a TLS connection was opened for (the CONNECT target of a proxy

@@ -27,7 +27,54 @@ void AppendJsonString(std::string& out, std::string_view s) {
     out.push_back('"');
     return;
   }
-  // Escapes, UTF-8 and invalid bytes: nlohmann's serializer, so the bytes match its dump exactly.
+  // ASCII with escapes (a JSON text inside a string: the Vertex envelope's escaped answers):
+  // escaped here as nlohmann's serializer does: \" \\ \b \f \n \r \t, other control
+  // characters \u00xx (lowercase hex), DEL and '/' as they are.
+  size_t j = i;
+  while (j < s.size() && static_cast<unsigned char>(s[j]) < 0x80) ++j;
+  if (j == s.size()) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    out.append(s.data(), i);
+    while (i < s.size()) {
+      size_t run = i;
+      while (run < s.size() && kPlain.plain[static_cast<unsigned char>(s[run])]) ++run;
+      out.append(s.data() + i, run - i);
+      if (run == s.size()) break;
+      const unsigned char c = static_cast<unsigned char>(s[run]);
+      switch (c) {
+        case '"':
+          out.append("\\\"");
+          break;
+        case '\\':
+          out.append("\\\\");
+          break;
+        case 0x08:
+          out.append("\\b");
+          break;
+        case 0x0C:
+          out.append("\\f");
+          break;
+        case 0x0A:
+          out.append("\\n");
+          break;
+        case 0x0D:
+          out.append("\\r");
+          break;
+        case 0x09:
+          out.append("\\t");
+          break;
+        default:
+          out.append("\\u00");
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+      }
+      i = run + 1;
+    }
+    out.push_back('"');
+    return;
+  }
+  // UTF-8 and invalid bytes: nlohmann's serializer, so the bytes match its dump exactly.
   out +=
       nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

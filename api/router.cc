@@ -10,12 +10,31 @@ namespace schedemu::api {
 
 namespace {
 
-bool SegmentMatches(const std::string& pattern, std::string_view segment,
-                    std::map<std::string, std::string>* params) {
+// One capture of a pattern being matched: its name and value (views into the pattern and the
+// path), or for "{name...}" the index of the first segment of the rest.
+struct Capture {
+  std::string_view name;
+  std::string_view value;
+  size_t rest_from = 0;
+  bool rest = false;
+};
+// The captures of one match, on the stack: a tried route allocates nothing.
+struct Captures {
+  static constexpr size_t kMax = 16;
+  Capture items[kMax];
+  size_t size = 0;
+  bool Add(Capture c) {
+    if (size == kMax) return false;
+    items[size++] = c;
+    return true;
+  }
+};
+
+bool SegmentMatches(std::string_view pattern, std::string_view segment, Captures* captures) {
   if (pattern.size() >= 2 && pattern.front() == '{') {
     size_t close = pattern.find('}');
-    std::string name = pattern.substr(1, close - 1);
-    std::string suffix = pattern.substr(close + 1);
+    std::string_view name = pattern.substr(1, close - 1);
+    std::string_view suffix = pattern.substr(close + 1);
     if (!suffix.empty()) {
       if (segment.size() <= suffix.size() ||
           segment.substr(segment.size() - suffix.size()) != suffix) {
@@ -24,33 +43,44 @@ bool SegmentMatches(const std::string& pattern, std::string_view segment,
       segment.remove_suffix(suffix.size());
     }
     if (segment.empty()) return false;
-    (*params)[name] = std::string(segment);
-    return true;
+    return captures->Add({name, segment});
   }
   return pattern == segment;
 }
 
 // Matches `segments` against a compiled pattern; "{name...}" takes the rest (at least one).
 bool PatternMatches(const std::vector<std::string>& pattern,
-                    const std::vector<std::string_view>& segments, size_t offset,
-                    std::map<std::string, std::string>* params) {
+                    const std::vector<std::string_view>& segments, Captures* captures) {
   size_t i = 0;
   for (; i < pattern.size(); ++i) {
-    const std::string& p = pattern[i];
-    if (p.size() > 5 && p.compare(p.size() - 4, 4, "...}") == 0) {
-      if (offset + i >= segments.size()) return false;
-      std::string rest;
-      for (size_t j = offset + i; j < segments.size(); ++j) {
-        if (!rest.empty()) rest.push_back('/');
-        rest.append(segments[j]);
-      }
-      (*params)[p.substr(1, p.size() - 5)] = rest;
-      return true;
+    const std::string_view p = pattern[i];
+    if (p.size() > 5 && p.substr(p.size() - 4) == "...}") {
+      if (i >= segments.size()) return false;
+      return captures->Add({p.substr(1, p.size() - 5), {}, i, true});
     }
-    if (offset + i >= segments.size()) return false;
-    if (!SegmentMatches(p, segments[offset + i], params)) return false;
+    if (i >= segments.size()) return false;
+    if (!SegmentMatches(p, segments[i], captures)) return false;
   }
-  return offset + i == segments.size();
+  return i == segments.size();
+}
+
+// The captures of the matched route as path parameters (a later capture of a name wins).
+void Commit(const Captures& captures, const std::vector<std::string_view>& segments,
+            StringMap* params) {
+  params->clear();
+  for (size_t c = 0; c < captures.size; ++c) {
+    const Capture& cap = captures.items[c];
+    std::string& value = (*params)[cap.name];
+    if (!cap.rest) {
+      value.assign(cap.value);
+      continue;
+    }
+    value.clear();
+    for (size_t j = cap.rest_from; j < segments.size(); ++j) {
+      if (!value.empty()) value.push_back('/');
+      value.append(segments[j]);
+    }
+  }
 }
 
 std::vector<std::string> OwnedSegments(std::string_view path) {
@@ -82,9 +112,11 @@ std::vector<std::string_view> Router::Segments(std::string_view path) {
 }
 
 bool Router::Matches(const std::vector<std::string>& pattern,
-                     const std::vector<std::string_view>& segments,
-                     std::map<std::string, std::string>* params) {
-  return PatternMatches(pattern, segments, 0, params);
+                     const std::vector<std::string_view>& segments, StringMap* params) {
+  Captures captures;
+  if (!PatternMatches(pattern, segments, &captures)) return false;
+  Commit(captures, segments, params);
+  return true;
 }
 
 Router::Router(std::vector<api::RouteGroup> groups) : groups_(std::move(groups)) {
@@ -115,11 +147,11 @@ api::HttpResponse Router::DispatchInGroup(const CompiledGroup& g, api::HttpReque
                                           std::string* label) const {
   bool path_known = false;
   for (const CompiledRoute& cr : g.routes) {
-    std::map<std::string, std::string> params;
-    if (!PatternMatches(cr.segments, segments, 0, &params)) continue;
+    Captures captures;
+    if (!PatternMatches(cr.segments, segments, &captures)) continue;
     path_known = true;
     if (cr.route->method != request.method) continue;
-    request.params = std::move(params);
+    Commit(captures, segments, &request.params);
     *label = cr.route->name.empty() ? g.group->dialect + "." + cr.route->pattern : cr.route->name;
     if (g.group->before) {
       std::optional<api::HttpResponse> early = g.group->before(request, *cr.route);

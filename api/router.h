@@ -41,9 +41,9 @@ class Router {
   // Whether a path's segments match a route pattern's (both as Segments() splits them), with the
   // pattern's captures put in `params`: the matching Dispatch does, for a dialect that routes a
   // path of its own (the Slurm path inside a Vertex envelope).
+  // `params` is replaced by the captures only on a match.
   static bool Matches(const std::vector<std::string>& pattern,
-                      const std::vector<std::string_view>& segments,
-                      std::map<std::string, std::string>* params);
+                      const std::vector<std::string_view>& segments, StringMap* params);
 
  private:
   struct CompiledRoute {

@@ -73,7 +73,8 @@ class HttpServer {
   int intercept_port() const;
   std::vector<int> tls_ports() const;
   std::string ca_dir() const;
-  // Runs the thread pool; returns after Stop() has drained (or timed out).
+  // Runs `threads` threads, each with an io_context of its own (the connections are spread over
+  // them round robin, and stay on theirs); returns after Stop() has drained (or timed out).
   void Run();
   // Thread-safe, idempotent: stop accepting, finish in-flight requests, close idle connections.
   void Stop();

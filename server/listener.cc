@@ -14,7 +14,7 @@ using error_code = boost::system::error_code;
 
 Listener::Listener(net::io_context& ioc, const SessionContext& context,
                    std::shared_ptr<SessionRegistry> registry, std::string host, int port, Kind kind,
-                   TlsSetup* tls)
+                   TlsSetup* tls, Pick pick)
     : ioc_(ioc),
       context_(context),
       registry_(std::move(registry)),
@@ -22,6 +22,7 @@ Listener::Listener(net::io_context& ioc, const SessionContext& context,
       port_(port),
       kind_(kind),
       tls_(tls),
+      pick_(std::move(pick)),
       acceptor_(ioc) {}
 
 absl::Status Listener::Listen() {
@@ -55,7 +56,8 @@ void Listener::Close() {
 }
 
 void Listener::Accept() {
-  acceptor_.async_accept(net::make_strand(ioc_), [this](error_code ec, tcp::socket socket) {
+  net::io_context& target = pick_ ? pick_() : ioc_;
+  acceptor_.async_accept(net::make_strand(target), [this](error_code ec, tcp::socket socket) {
     if (ec) {
       if (context_.stopping.load() || ec == net::error::operation_aborted) return;
       return Accept();  // transient (e.g. EMFILE): keep accepting

@@ -8,6 +8,7 @@
 #ifndef SCHEDEMU_SERVER_LISTENER_H_
 #define SCHEDEMU_SERVER_LISTENER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,10 +24,12 @@ namespace schedemu {
 class Listener {
  public:
   enum class Kind { kPlain, kProxy, kTls };
-  // `tls` is needed (and outlives the listener) for kProxy and kTls.
+  // `tls` is needed (and outlives the listener) for kProxy and kTls. `pick` names the io_context
+  // each accepted connection runs on (the server's one per thread, round robin); unset: `ioc`.
+  using Pick = std::function<boost::asio::io_context&()>;
   Listener(boost::asio::io_context& ioc, const SessionContext& context,
            std::shared_ptr<SessionRegistry> registry, std::string host, int port,
-           Kind kind = Kind::kPlain, TlsSetup* tls = nullptr);
+           Kind kind = Kind::kPlain, TlsSetup* tls = nullptr, Pick pick = nullptr);
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
@@ -47,6 +50,7 @@ class Listener {
   int port_;
   Kind kind_;
   TlsSetup* tls_;
+  Pick pick_;
   boost::asio::ip::tcp::acceptor acceptor_;
 };
 

@@ -33,6 +33,7 @@
 #include "api/http.h"
 #include "api/router.h"
 #include "server/http_server.h"
+#include "server/request_arena.h"
 #include "server/session_registry.h"
 
 namespace schedemu {
@@ -95,6 +96,24 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   void MaybeRead();
   void ReadHeader();
   void ArmHeaderDeadline();
+  // A deadline that moves later with every request but seldom fires: its timer waits until the
+  // deadline first set and, when it ends before the deadline moved on, waits again for the rest
+  // (no cancel and re-arm of a timer per request, which took the reactor's lock twice).
+  struct Deadline {
+    explicit Deadline(const boost::asio::any_io_executor& executor) : timer(executor) {}
+    boost::asio::steady_timer timer;
+    Clock::time_point at{};       // the deadline, while `armed`
+    bool armed = false;           // it counts: the connection closes when it passes
+    bool waiting = false;         // the timer has a wait outstanding, ending at `wait_at`
+    Clock::time_point wait_at{};  //
+    uint64_t generation = 0;      // tells the current wait from one superseded
+  };
+  void SetDeadline(Deadline& deadline, int ms);
+  void WaitDeadline(Deadline& deadline);
+  // The stream's own timeout (Beast's tcp_stream), for the paths that still use it; TcpNoTimeout
+  // clears it only when one was set.
+  void TcpTimeout(int ms);
+  void TcpNoTimeout();
   void OnHeader(boost::beast::error_code ec);
   void OnReadError(boost::beast::error_code ec);
   void OnRequest();
@@ -128,7 +147,16 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   ConnectionInfo info_;
   std::shared_ptr<SessionRegistry> registry_;
   boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  // The request line and header fields of the request being parsed live in `arena_`
+  // (server/request_arena.h): a warm connection parses a request without a malloc per header.
+  using Fields = boost::beast::http::basic_fields<ArenaAllocator<char>>;
+  using Parser =
+      boost::beast::http::request_parser<boost::beast::http::string_body, ArenaAllocator<char>>;
+  RequestArena arena_;
+  std::optional<Parser> parser_;
+  // The request handed to the router, reused by every request of the connection (its strings
+  // and header vector keep their capacity); every field is set again per request.
+  api::HttpRequest request_;
   Reading reading_ = Reading::kNone;
   bool reads_over_ = false;  // no further request is read (EOF, an ending answer, an error)
   int64_t requests_ = 0;
@@ -138,10 +166,11 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   api::DigestMemo digests_;
   bool remote_known_ = false;
   // The header deadline (first request: header timeout; later: idle timeout) runs only while no
-  // answer is waiting: a client reading a long answer is not idle. A generation number tells a
-  // stale expiry from the current one.
-  boost::asio::steady_timer header_timer_;
-  uint64_t header_deadline_ = 0;
+  // answer is waiting: a client reading a long answer is not idle. The write deadline bounds a
+  // gathered write (WriteGathered); the other writes use the stream's timeout.
+  Deadline header_deadline_;
+  Deadline write_deadline_;
+  bool tcp_timeout_set_ = true;  // unknown for a stream handed over (TLS): cleared once first
 
   std::deque<Answer> queue_;
   boost::asio::steady_timer delay_timer_;

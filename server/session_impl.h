@@ -22,10 +22,9 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
+void AssignLower(std::string& out, std::string_view s) {
+  out.assign(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::chrono::milliseconds Ms(int ms) { return std::chrono::milliseconds(ms); }
@@ -41,7 +40,8 @@ BasicSession<Stream>::BasicSession(Stream&& stream, const SessionContext& contex
       info_(std::move(info)),
       registry_(std::move(registry)),
       buffer_(std::move(buffer)),
-      header_timer_(stream_.get_executor()),
+      header_deadline_(stream_.get_executor()),
+      write_deadline_(stream_.get_executor()),
       delay_timer_(stream_.get_executor()),
       poll_timer_(stream_.get_executor()) {}
 
@@ -91,10 +91,12 @@ template <class Stream>
 void BasicSession<Stream>::ReadHeader() {
   if (Stopping()) return Close();
   reading_ = Reading::kHeader;
-  parser_.emplace();
+  parser_.reset();  // gives its fields back to the arena before the next request takes them
+  parser_.emplace(std::piecewise_construct, std::make_tuple(),
+                  std::make_tuple(ArenaAllocator<char>(&arena_)));
   parser_->header_limit(static_cast<std::uint32_t>(context_.options.header_limit));
   parser_->body_limit(context_.options.body_limit);
-  Tcp().expires_never();  // the header deadline is ours (header_timer_), not the stream's
+  TcpNoTimeout();  // the header deadline is ours (header_deadline_), not the stream's
   if (queue_.empty()) ArmHeaderDeadline();
   http::async_read_header(
       stream_, buffer_, *parser_,
@@ -105,18 +107,51 @@ template <class Stream>
 void BasicSession<Stream>::ArmHeaderDeadline() {
   const int timeout =
       requests_ == 0 ? context_.options.header_timeout_ms : context_.options.idle_timeout_ms;
-  const uint64_t deadline = ++header_deadline_;
-  header_timer_.expires_after(Ms(timeout));
-  header_timer_.async_wait([self = this->shared_from_this(), deadline](beast::error_code ec) {
-    // Like a stream timeout: the connection is closed without an answer.
-    if (!ec && deadline == self->header_deadline_) self->Close();
-  });
+  SetDeadline(header_deadline_, timeout);
+}
+
+template <class Stream>
+void BasicSession<Stream>::SetDeadline(Deadline& deadline, int ms) {
+  deadline.at = Clock::now() + Ms(ms);
+  deadline.armed = true;
+  // The wait outstanding ends first: it waits again for the rest then.
+  if (deadline.waiting && deadline.wait_at <= deadline.at) return;
+  WaitDeadline(deadline);
+}
+
+template <class Stream>
+void BasicSession<Stream>::WaitDeadline(Deadline& deadline) {
+  deadline.waiting = true;
+  deadline.wait_at = deadline.at;
+  const uint64_t generation = ++deadline.generation;
+  deadline.timer.expires_at(deadline.at);  // a wait outstanding ends aborted, superseded
+  deadline.timer.async_wait(
+      [self = this->shared_from_this(), &deadline, generation](beast::error_code ec) {
+        if (generation != deadline.generation) return;
+        deadline.waiting = false;
+        if (ec || self->closed_ || !deadline.armed) return;
+        // Like a stream timeout: the connection is closed without an answer.
+        if (Clock::now() >= deadline.at) return self->Close();
+        self->WaitDeadline(deadline);
+      });
+}
+
+template <class Stream>
+void BasicSession<Stream>::TcpTimeout(int ms) {
+  Tcp().expires_after(Ms(ms));
+  tcp_timeout_set_ = true;
+}
+
+template <class Stream>
+void BasicSession<Stream>::TcpNoTimeout() {
+  if (!tcp_timeout_set_) return;
+  Tcp().expires_never();
+  tcp_timeout_set_ = false;
 }
 
 template <class Stream>
 void BasicSession<Stream>::OnHeader(beast::error_code ec) {
-  ++header_deadline_;  // whatever happened, the header deadline is over
-  header_timer_.cancel();
+  header_deadline_.armed = false;  // whatever happened, the header deadline is over
   if (ec) {
     reading_ = Reading::kNone;
     return OnReadError(ec);
@@ -147,7 +182,7 @@ void BasicSession<Stream>::OnHeader(beast::error_code ec) {
       return Queue(std::move(answer));
     }
   }
-  Tcp().expires_after(Ms(context_.options.body_timeout_ms));
+  TcpTimeout(context_.options.body_timeout_ms);
   http::async_read(stream_, buffer_, *parser_,
                    [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                      if (ec) {
@@ -185,16 +220,18 @@ template <class Stream>
 void BasicSession<Stream>::OnRequest() {
   reading_ = Reading::kNone;
   ++requests_;
-  Tcp().expires_never();
-  http::request<http::string_body> req = parser_->release();
-  api::HttpRequest request;
-  request.method = std::string(req.method_string());
-  request.target = std::string(req.target());
+  TcpNoTimeout();
+  http::request<http::string_body, Fields> req = parser_->release();
+  api::HttpRequest& request = request_;
+  request.method.assign(req.method_string());
+  request.target.assign(req.target());
   request.version = req.version();
+  request.headers.clear();
+  std::string name;
   for (const auto& field : req) {
-    std::string name = Lower(field.name_string());
+    AssignLower(name, field.name_string());
     const std::string_view value(field.value().data(), field.value().size());
-    auto [it, inserted] = request.headers.try_emplace(std::move(name), value);
+    auto [it, inserted] = request.headers.try_emplace(name, value);
     if (!inserted) it->second.append(", ").append(value);
   }
   request.body = std::move(req.body());
@@ -282,7 +319,7 @@ void BasicSession<Stream>::WriteResponse() {
   res->body() = std::move(answer.response.body);
   res->prepare_payload();
   if (answer.head_only) res->body().clear();
-  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
+  TcpTimeout(context_.options.write_timeout_ms);
   http::async_write(stream_, *res,
                     [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
                       self->AfterWrite(ec);
@@ -305,6 +342,8 @@ bool BasicSession<Stream>::WriteGathered() {
     return false;
   }
   close_after_ = !keep;
+  TcpNoTimeout();
+  SetDeadline(write_deadline_, context_.options.write_timeout_ms);
   gather_.clear();
   gather_.push_back(net::buffer(head_));
   if (!answer.head_only) {
@@ -315,7 +354,6 @@ bool BasicSession<Stream>::WriteGathered() {
           [&](std::string_view v) { gather_.push_back(net::const_buffer(v.data(), v.size())); });
     }
   }
-  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
   // The answer stays at the queue's front (a deque: its address is stable) until AfterWrite.
   net::async_write(stream_, std::span<const net::const_buffer>(gather_),
                    [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
@@ -338,7 +376,7 @@ void BasicSession<Stream>::WriteError() {
   res->body() = std::move(body);
   res->prepare_payload();
   close_after_ = true;
-  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
+  TcpTimeout(context_.options.final_write_timeout_ms);
   http::async_write(stream_, *res,
                     [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
                       self->AfterWrite(ec);
@@ -353,7 +391,7 @@ void BasicSession<Stream>::RefuseOverCapacity() {
   res->set(http::field::connection, "close");
   res->body() = R"({"error":"too many connections"})";
   res->prepare_payload();
-  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
+  TcpTimeout(context_.options.final_write_timeout_ms);
   http::async_write(
       stream_, *res,
       [self = this->shared_from_this(), res](beast::error_code, std::size_t) { self->Close(); });
@@ -361,6 +399,7 @@ void BasicSession<Stream>::RefuseOverCapacity() {
 
 template <class Stream>
 void BasicSession<Stream>::AfterWrite(beast::error_code ec) {
+  write_deadline_.armed = false;
   if (ec) return Close();
   queue_.pop_front();
   if (close_after_) return Close();
@@ -393,7 +432,7 @@ void BasicSession<Stream>::StartStream() {
   }
   serializer_.emplace(*stream_res_);
   pending_ = std::move(answer.response.body);
-  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
+  TcpTimeout(context_.options.write_timeout_ms);
   http::async_write_header(stream_, *serializer_,
                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                              if (ec) return self->Close();
@@ -415,7 +454,7 @@ void BasicSession<Stream>::WriteStreamData(bool done) {
     if (done) return self->FinishStream();
     self->SchedulePoll(0);
   };
-  Tcp().expires_after(Ms(context_.options.write_timeout_ms));
+  TcpTimeout(context_.options.write_timeout_ms);
   if (chunked_) {
     net::async_write(stream_, http::make_chunk(net::buffer(*data)), std::move(on_written));
   } else {
@@ -444,7 +483,7 @@ void BasicSession<Stream>::FinishStream() {
   streaming_ = false;
   poller_ = nullptr;
   if (!chunked_) return Close();
-  Tcp().expires_after(Ms(context_.options.final_write_timeout_ms));
+  TcpTimeout(context_.options.final_write_timeout_ms);
   net::async_write(stream_, http::make_chunk_last(),
                    [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                      self->AfterWrite(ec);
@@ -455,14 +494,15 @@ template <class Stream>
 void BasicSession<Stream>::Close() {
   if (closed_) return;
   closed_ = true;
-  ++header_deadline_;
-  header_timer_.cancel();
+  header_deadline_.armed = false;
+  write_deadline_.armed = false;
+  header_deadline_.timer.cancel();
+  write_deadline_.timer.cancel();
   delay_timer_.cancel();
   poll_timer_.cancel();
   beast::error_code ec;
   Tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
   Tcp().socket().close(ec);
 }
-
 
 }  // namespace schedemu

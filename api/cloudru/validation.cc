@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/cloudru/strings.h"
+#include "api/json_parse.h"
 
 namespace schedemu::api::cloudru {
 
@@ -201,7 +202,7 @@ Json ToOrdered(const nlohmann::json& j) {
 }
 }  // namespace
 
-Json ParseJsonLinear(std::string_view text) { return ToOrdered(nlohmann::json::parse(text)); }
+Json ParseJsonLinear(std::string_view text) { return ToOrdered(ParseJsonOrThrow(text)); }
 
 std::optional<Json> ParseJsonObjectBody(const HttpRequest& request, Issues* issues) {
   if (request.body.empty()) {
@@ -470,6 +471,13 @@ std::optional<int64_t> QueryReader::Int(std::string_view key, bool required,
                                         std::optional<int64_t> ge, std::optional<int64_t> le) {
   std::optional<std::string> s = Str(key, required);
   if (!s) return std::nullopt;
+  // A valid value in bounds records nothing: read it without building the issue's location and
+  // input (CoerceInt of a string is ParseLaxInt, AddBounds passes).
+  bool too_big = false;
+  if (std::optional<int64_t> v = ParseLaxInt(*s, &too_big);
+      v && (!ge || *v >= *ge) && (!le || *v <= *le)) {
+    return v;
+  }
   Json loc = Json::array({"query", std::string(key)});
   std::optional<int64_t> n = CoerceInt(Json(*s), loc, issues_);
   if (!n) return std::nullopt;

@@ -48,11 +48,11 @@ bool BodyAndQuery(const SlurmRequest& request, const Target& target) {
   return request.body.has_value() && !request.body->empty() && !target.raw_query.empty();
 }
 
-SlurmResponse Run(Emulator& emu, const SlurmRoute& route, std::map<std::string, std::string> params,
+SlurmResponse Run(Emulator& emu, const SlurmRoute& route, const StringMap& params,
                   const SlurmRequest& request, Target target, int version) {
   if (route.run == nullptr) return Text(405, kTextMethodNotDefined, false);
   const bool slurmdb = route.pattern.starts_with("/slurmdb/");
-  Call call{emu, request, std::move(target.query), std::move(params), slurmdb, version};
+  Call call{emu, request, std::move(target.query), params, slurmdb, version};
   if (request.auth_refused) return AuthRefusedAnswer(call, route);
   return route.run(call);
 }
@@ -90,18 +90,17 @@ SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request) {
   const std::span<const SlurmRoute> routes = SlurmRoutes();
   bool path_known = false;
   for (size_t i = 0; i < routes.size(); ++i) {
-    std::map<std::string, std::string> params;
+    StringMap params;
     if (!Router::Matches(RoutePatterns()[i], segs, &params)) continue;
     path_known = true;
     if (routes[i].method != request.method) continue;
-    return Run(emu, routes[i], std::move(params), request, std::move(*target), version);
+    return Run(emu, routes[i], params, request, std::move(*target), version);
   }
   return path_known ? Text(405, kTextMethodNotDefined, false) : UnknownUrl();
 }
 
 SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
-                                       const std::map<std::string, std::string>& params,
-                                       const SlurmRequest& request) {
+                                       const StringMap& params, const SlurmRequest& request) {
   // A "." or ".." the router took for a parameter: slurmrestd's own reading of the path decides.
   for (const auto& [name, value] : params) {
     if (value == "." || value == "..") return HandleSlurmRequest(emu, request);

@@ -17,6 +17,7 @@
 
 #include "api/body_pieces.h"
 #include "api/emulator.h"
+#include "api/string_map.h"
 
 namespace schedemu::api::slurm {
 
@@ -63,8 +64,7 @@ struct SlurmRoute;  // routes.h
 SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request);
 // Serves a request the server's router matched to `route`, with the path parameters it captured.
 SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
-                                       const std::map<std::string, std::string>& params,
-                                       const SlurmRequest& request);
+                                       const StringMap& params, const SlurmRequest& request);
 
 }  // namespace schedemu::api::slurm
 

@@ -23,7 +23,7 @@ std::optional<std::string_view> Call::Query(std::string_view name) const {
   return std::nullopt;
 }
 
-std::optional<std::string_view> Call::Param(const std::string& name) const {
+std::optional<std::string_view> Call::Param(std::string_view name) const {
   auto it = params.find(name);
   if (it == params.end()) return std::nullopt;
   return std::string_view(it->second);

@@ -25,13 +25,13 @@ struct Call {
   Emulator& emu;
   const SlurmRequest& req;
   std::vector<std::pair<std::string, std::string>> query;
-  std::map<std::string, std::string> params;  // path parameters of the route ("job_id", ...)
+  const StringMap& params;  // path parameters of the route ("job_id", ...)
   bool slurmdb = false;
   int version = 42;
 
   std::optional<std::string_view> Query(std::string_view name) const;
   // A path parameter; nullopt when the route has none of that name ("jobs" has no job_id).
-  std::optional<std::string_view> Param(const std::string& name) const;
+  std::optional<std::string_view> Param(std::string_view name) const;
 };
 
 // The answer being built: the operation's fields plus meta/errors/warnings.

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/json_parse.h"
 #include "scheduler/absl_compat.h"
 #include "scheduler/hostlist.h"
 
@@ -581,7 +582,7 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body) {
     out.unparsable = true;
     return out;
   }
-  json root = json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  json root = ParseJsonOrDiscarded(*body);
   if (root.is_discarded()) {
     out.unparsable = true;
     return out;

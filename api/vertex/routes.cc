@@ -30,6 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "api/credentials.h"
 #include "api/json_limits.h"
+#include "api/json_parse.h"
 #include "api/json_writer.h"
 #include "api/jwt.h"
 #include "api/principals.h"
@@ -157,7 +158,7 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
   if (JsonDepth(req.body) > kMaxJsonDepth + 2) {
     return vertex::ErrorInvalidJsonPayload("Nesting too deep.");
   }
-  json env = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  json env = ParseJsonOrDiscarded(req.body);
   if (env.is_discarded()) return vertex::ErrorInvalidJsonPayload("Unexpected token.");
   if (!env.is_object()) {
     return vertex::ErrorInvalidJsonPayload(
@@ -322,7 +323,7 @@ std::optional<HttpResponse> RefuseDeclaredEnvelopeSize(const Emulator& emu, std:
     for (std::string_view s : Router::Segments(kEnvelopePattern)) out.emplace_back(s);
     return out;
   }();
-  std::map<std::string, std::string> params;
+  StringMap params;
   if (!Router::Matches(kPattern, Router::Segments(path), &params)) return std::nullopt;
   return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
 }

@@ -39,6 +39,28 @@ TEST(JsonWriterTest, RandomBytesMatchNlohmann) {
   }
 }
 
+// Every ASCII byte alone and in random ASCII texts with quotes, backslashes and control
+// characters (the escaped JSON answers of the Vertex envelope): escaped here, not by nlohmann,
+// with the same bytes.
+TEST(JsonWriterTest, AsciiWithEscapesMatchesNlohmann) {
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string s = "a" + std::string(1, static_cast<char>(c)) + "b";
+    ASSERT_EQ(Escaped(s), NlohmannDump(s)) << c;
+    ASSERT_EQ(Escaped(s.substr(1, 1)), NlohmannDump(s.substr(1, 1))) << c;
+  }
+  std::mt19937 rng(43);
+  const std::string specials = "\"\\/\b\f\n\r\t\x01\x1f\x7f{}:,";
+  for (int i = 0; i < 5000; ++i) {
+    std::string s(rng() % 64, '\0');
+    for (char& c : s) {
+      c = rng() % 3 == 0 ? specials[rng() % specials.size()] : static_cast<char>(rng() % 128);
+    }
+    ASSERT_EQ(Escaped(s), NlohmannDump(s)) << i;
+  }
+  const std::string doc = R"({"jobs":[{"name":"a\"b","script":"#!/bin/bash\nsleep 1"}]})";
+  EXPECT_EQ(Escaped(doc), NlohmannDump(doc));
+}
+
 TEST(JsonWriterTest, NestedDocumentParsesToTheSameValue) {
   std::string out;
   JsonWriter w(out);

@@ -82,6 +82,17 @@ std::vector<api::RouteGroup> TestRoutes(std::atomic<int>* stream_polls,
                         return res;
                       },
                       "t.drop"});
+  // The request's headers (but Host) and path parameters, "name=value;" each, in order.
+  g.routes.push_back({"GET", "/t/headers/{rest...}",
+                      [](const api::HttpRequest& r) {
+                        std::string out;
+                        for (const auto& [k, v] : r.headers) {
+                          if (k != "host") out += k + "=" + v + ";";
+                        }
+                        for (const auto& [k, v] : r.params) out += "param " + k + "=" + v + ";";
+                        return api::TextResponse(200, out + "body=" + r.body);
+                      },
+                      "t.headers"});
   g.not_found = [](const api::HttpRequest&) { return api::JsonResponse(404, R"({"nf":1})"); };
   g.method_not_allowed = [](const api::HttpRequest&) {
     return api::JsonResponse(405, R"({"mna":1})");
@@ -339,6 +350,27 @@ TEST_F(HttpServerTest, ChunkedRequestBodyIsDecoded) {
       "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
   EXPECT_THAT(out, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(out, HasSubstr("\r\n\r\n11"));
+}
+
+// The session reuses one request (and its header storage) for every request of a connection:
+// names are lowercased, repeated headers joined, and nothing of an earlier request shows in a
+// later one.
+TEST_F(HttpServerTest, HeadersOfEachRequestOnAKeepAliveConnectionAreItsOwn) {
+  StartServer();
+  const std::string long_value(300, 'v');
+  std::string out = RawExchange(
+      "GET /t/headers/a/b HTTP/1.1\r\nHost: x\r\nX-Dup: 1\r\nx-dup: 2\r\nX-LONG-Name-Of-Header: " +
+          long_value +
+          "\r\nAccept: */*\r\n\r\n"
+          "GET /t/headers/c HTTP/1.1\r\nHost: x\r\nZ: last\r\n\r\n"
+          "GET /t/headers/d/e/f HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      /*half_close=*/false);
+  ExpectInOrder(
+      out,
+      {"accept=*/*;x-dup=1, 2;x-long-name-of-header=" + long_value + ";param rest=a/b;body=",
+       "\r\n\r\nz=last;param rest=c;body=", "\r\n\r\nconnection=close;param rest=d/e/f;body="});
+  EXPECT_EQ(Count(out, "x-dup"), 1u);
+  EXPECT_EQ(Count(out, "HTTP/1.1 200"), 3u);
 }
 
 TEST_F(HttpServerTest, BodyOverTheLimitIs413) {
