@@ -19,7 +19,7 @@ if ! [[ "$SECONDS_PER_TARGET" =~ ^[0-9]+$ ]] || [ "$SECONDS_PER_TARGET" -lt 1 ];
   echo "usage: scripts/reliability.sh [SECONDS] [TARGET...]" >&2
   exit 2
 fi
-ALL_TARGETS=(http_request cloudru_run_job slurm_submit vertex_envelope scenario)
+ALL_TARGETS=(http_request cloudru_run_job slurm_submit vertex_envelope scenario json_parse)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 

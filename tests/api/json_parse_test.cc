@@ -12,40 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/api/json_same_tree.h"
+
 namespace schedemu::api {
 namespace {
 
+using jsontest::SameTree;
 using nlohmann::json;
-
-// The same tree: the same type at every node (unsigned / integer / float told apart), the same
-// values, the same keys in the same order.
-bool SameTree(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case json::value_t::object: {
-      if (a.size() != b.size()) return false;
-      auto ia = a.begin();
-      auto ib = b.begin();
-      for (; ia != a.end(); ++ia, ++ib) {
-        if (ia.key() != ib.key() || !SameTree(*ia, *ib)) return false;
-      }
-      return true;
-    }
-    case json::value_t::array:
-      if (a.size() != b.size()) return false;
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (!SameTree(a[i], b[i])) return false;
-      }
-      return true;
-    case json::value_t::number_float: {
-      const double x = a.get<double>();
-      const double y = b.get<double>();
-      return std::signbit(x) == std::signbit(y) && (x == y || (x != x && y != y));
-    }
-    default:
-      return a == b;
-  }
-}
 
 // Checks one text: the fast parser agrees with nlohmann whenever it accepts, and the wrappers
 // always answer as nlohmann does.

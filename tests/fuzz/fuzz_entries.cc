@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "api/emulator.h"
 #include "api/http.h"
+#include "api/json_parse.h"
 #include "api/jwt.h"
 #include "api/router.h"
 #include "api/routes.h"
@@ -24,6 +25,7 @@
 #include "api/slurm/submit.h"
 #include "scheduler/world.h"
 #include "server/http_server.h"
+#include "tests/api/json_same_tree.h"
 
 namespace schedemu::fuzz {
 
@@ -237,6 +239,19 @@ int FuzzScenario(const uint8_t* data, size_t size) {
   return 0;
 }
 
+int FuzzJsonParse(const uint8_t* data, size_t size) {
+  const std::string_view text = AsView(data, size);
+  const std::optional<nlohmann::json> fast = api::FastParseJson(text);
+  if (!fast) return 0;  // declined: nlohmann parses it, nothing of ours to compare
+  const nlohmann::json reference = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (reference.is_discarded()) {
+    Fail("FastParseJson accepted a text nlohmann refuses");
+  } else if (!jsontest::SameTree(*fast, reference)) {
+    Fail("FastParseJson built " + fast->dump() + ", nlohmann " + reference.dump());
+  }
+  return 0;
+}
+
 void SetFailureHandler(FailureHandler handler) {
   g_failure_handler = handler != nullptr ? handler : &TrapOnFailure;
 }
@@ -245,7 +260,7 @@ const std::vector<NamedEntry>& AllEntries() {
   static const std::vector<NamedEntry> entries = {
       {"http_request", &FuzzHttpRequest}, {"cloudru_run_job", &FuzzCloudRuRunJob},
       {"slurm_submit", &FuzzSlurmSubmit}, {"vertex_envelope", &FuzzVertexEnvelope},
-      {"scenario", &FuzzScenario},
+      {"scenario", &FuzzScenario},        {"json_parse", &FuzzJsonParse},
   };
   return entries;
 }

@@ -28,6 +28,9 @@ int FuzzSlurmSubmit(const uint8_t* data, size_t size);
 int FuzzVertexEnvelope(const uint8_t* data, size_t size);
 // The input as a scenario file (api::ParseScenario); when it parses, World::Create on it too.
 int FuzzScenario(const uint8_t* data, size_t size);
+// Differential: the input as a request body for api::FastParseJson; whenever it accepts, the
+// document must be nlohmann::json::parse's, node by node with types (tests/api/json_same_tree.h).
+int FuzzJsonParse(const uint8_t* data, size_t size);
 
 // Oracles beyond crashes: a handler that throws (the router's catch-all 500, route label
 // "*.exception") is a defect too. By default such a finding traps, so libFuzzer records the input;
@@ -41,7 +44,7 @@ struct NamedEntry {
   Entry entry;
 };
 // Every entry, by target name: http_request, cloudru_run_job, slurm_submit, vertex_envelope,
-// scenario.
+// scenario, json_parse.
 const std::vector<NamedEntry>& AllEntries();
 
 inline int RunEntry(Entry entry, std::string_view input) {
