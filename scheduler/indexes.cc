@@ -4,6 +4,7 @@
 // release times of running/completing jobs.
 #include "scheduler/world_internal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -51,7 +52,10 @@ void JobIndexes::OnEnterRunning(World& w, const Job& j) {
   w.ix_.placement_epoch.Bump();
   int d = Domain(w, j);
   if (d < 0) return;
-  if (VictimEligible(w, j)) w.ix_.victims_by_rank[d].insert({j.priority_rank, -j.running_at, j.id});
+  if (VictimEligible(w, j)) {
+    auto [it, added] = w.ix_.victims_by_rank[d].insert({j.priority_rank, -j.running_at, j.id});
+    FillVictim(j, *it);
+  }
   if (j.expected_end != kNever) w.ix_.releases[d].insert({j.expected_end, j.id});
 }
 
@@ -61,6 +65,30 @@ void JobIndexes::OnLeaveRunning(World& w, const Job& j) {
   if (d < 0) return;
   w.ix_.victims_by_rank[d].erase({j.priority_rank, -j.running_at, j.id});
   w.ix_.releases[d].erase({j.expected_end, j.id});
+}
+
+void JobIndexes::OnPlacementChanged(World& w, const Job& j) {
+  const int d = Domain(w, j);
+  if (d < 0) return;
+  auto it = w.ix_.victims_by_rank[d].find({j.priority_rank, -j.running_at, j.id});
+  if (it != w.ix_.victims_by_rank[d].end()) FillVictim(j, *it);
+}
+
+const VictimKey& JobIndexes::VictimFacts(const World& w, const VictimKey& e) {
+  if (!e.filled) FillVictim(JobAt(w, e.id), e);
+  return e;
+}
+
+void JobIndexes::FillVictim(const Job& j, const VictimKey& e) {
+  e.workers.clear();
+  absl::InlinedVector<NodeIndex, 8> nodes;
+  for (const WorkerPlacement& wp : j.placement) {
+    e.workers.push_back({wp.node, !wp.gpus.empty()});
+    if (std::find(nodes.begin(), nodes.end(), wp.node) == nodes.end()) nodes.push_back(wp.node);
+  }
+  e.nodes = static_cast<int>(nodes.size());
+  e.slurm_id = j.slurm_job_id;
+  e.filled = true;
 }
 
 std::set<PendingKey>* JobIndexes::PendingSet(World& w, const Job& j) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/model.h"
 #include "scheduler/types.h"
 
@@ -78,6 +79,36 @@ struct PendingKey {
   }
 };
 
+// A running preemptible job in its domain's victims_by_rank, ordered by (rank, -start, id): the
+// key, and all the world image writes of it. The rest is what the Slurm preemption plan reads of
+// each candidate (preemption.cc), so that a plan does not read every running spot job's Job:
+// payload, not order, filled by JobIndexes::OnEnterRunning (and refreshed when a running job
+// loses a node: JobIndexes::OnPlacementChanged); an entry decoded from a world image is filled at
+// its first read (JobIndexes::VictimFacts), hence `mutable`.
+struct VictimKey {
+  int rank = 0;
+  TimeMs neg_start = 0;  // -running_at: most recently started first
+  JobId id = kNoJob;
+  struct Worker {
+    NodeIndex node = -1;
+    bool gpus = false;  // the worker holds GPUs (Placement::TouchesPools)
+  };
+  mutable bool filled = false;
+  mutable int nodes = 0;  // distinct nodes of the placement
+  mutable int64_t slurm_id = 0;
+  mutable absl::InlinedVector<Worker, 2> workers{};  // the placement's workers, in order
+  bool operator<(const VictimKey& o) const {
+    if (rank != o.rank) return rank < o.rank;
+    if (neg_start != o.neg_start) return neg_start < o.neg_start;
+    return id < o.id;
+  }
+};
+// World image fields (scheduler/image_io.h): the key only, as the tuple it replaced wrote it.
+template <class A>
+void Fields(A& a, VictimKey& x) {
+  a(x.rank, x.neg_start, x.id);
+}
+
 // A stamp of the placement state: the free capacity of the nodes and pools, the nodes reserved
 // for preemptors and the running jobs. Every change of those takes a new value, unique in the
 // process (PlacementEpoch::Next), so a stamp names one state of one world's history: a copy of the
@@ -102,9 +133,10 @@ struct WorldIndexes {
   // Per cluster: how many keys of slurm_pending have `visit` set (JobIndexes::InsertPending /
   // ErasePending). At 0 the main pass stops at the first blocked job (slurm_backfill.cc).
   std::vector<int64_t> slurm_visits;
-  // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id),
-  // and running/completing jobs by the time they release their resources.
-  std::vector<std::set<std::tuple<int, TimeMs, JobId>>> victims_by_rank;
+  // Per domain (regions first, then clusters): running preemptible jobs by (rank, -start, id)
+  // with the facts a preemption plan reads (VictimKey), and running/completing jobs by the time
+  // they release their resources.
+  std::vector<std::set<VictimKey>> victims_by_rank;
   std::vector<std::set<std::pair<TimeMs, JobId>>> releases;
   std::map<std::string, int64_t, std::less<>> ws_active_gpus;  // Cloud.ru gpu_limit accounting
   int64_t active_jobs = 0;      // pending, running, completing or restarting

@@ -298,6 +298,13 @@ bool Placement::TouchesPools(const World& w, const PlaceSpec& s, const Job& j) {
   return false;
 }
 
+bool Placement::TouchesPools(const World& w, const PlaceSpec& s, const VictimKey& v) {
+  for (const VictimKey::Worker& wk : v.workers) {
+    if ((s.gpus == 0 || wk.gpus) && InPools(w, s, wk.node)) return true;
+  }
+  return false;
+}
+
 Overlay Placement::OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
                              std::optional<size_t> skip) {
   Overlay ov;

@@ -42,25 +42,6 @@ namespace schedemu {
 
 namespace {
 
-// How many distinct nodes a placement uses (no allocation for the usual few workers; this runs
-// for every preemption candidate of every preemption plan).
-size_t DistinctNodes(const std::vector<WorkerPlacement>& placement) {
-  if (placement.size() <= 32) {
-    size_t n = 0;
-    for (size_t k = 0; k < placement.size(); ++k) {
-      bool seen = false;
-      for (size_t i = 0; i < k && !seen; ++i) seen = placement[i].node == placement[k].node;
-      n += seen ? 0 : 1;
-    }
-    return n;
-  }
-  std::vector<NodeIndex> nodes;
-  nodes.reserve(placement.size());
-  for (const WorkerPlacement& wp : placement) nodes.push_back(wp.node);
-  std::sort(nodes.begin(), nodes.end());
-  return static_cast<size_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
-}
-
 // From victims streamed in preference order: the shortest feasible prefix, minus victims off
 // the chosen nodes, minus every victim that is not needed (last added first).
 std::optional<PreemptionPlanner::Plan> PlanFromOrder(
@@ -113,7 +94,7 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanPreemption(const W
   const int d = JobIndexes::Domain(w, j);
   if (d < 0) return std::nullopt;
   const auto& cands = w.ix_.victims_by_rank[d];
-  if (cands.empty() || std::get<0>(*cands.begin()) >= j.priority_rank) return std::nullopt;
+  if (cands.empty() || cands.begin()->rank >= j.priority_rank) return std::nullopt;
   auto eligible = [&](const JobId id) {
     const Job& v = JobIndexes::JobAt(w, id);
     return v.state == JobState::kRunning && Placement::TouchesPools(w, s, v);
@@ -121,8 +102,8 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanPreemption(const W
   auto it = cands.begin();
   auto next = [&]() -> std::optional<JobId> {
     for (; it != cands.end(); ++it) {
-      if (std::get<0>(*it) >= j.priority_rank) return std::nullopt;
-      const JobId id = std::get<2>(*it);
+      if (it->rank >= j.priority_rank) return std::nullopt;
+      const JobId id = it->id;
       if (!eligible(id)) continue;
       ++it;
       return id;
@@ -140,10 +121,10 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanPreemption(const W
   };
   std::vector<Candidate> all;
   absl::flat_hash_map<NodeIndex, int> per_node;
-  for (auto c = cands.begin(); c != cands.end() && std::get<0>(*c) < j.priority_rank; ++c) {
-    const JobId id = std::get<2>(*c);
+  for (auto c = cands.begin(); c != cands.end() && c->rank < j.priority_rank; ++c) {
+    const JobId id = c->id;
     if (!eligible(id)) continue;
-    all.push_back({std::get<0>(*c), 0, all.size(), id});
+    all.push_back({c->rank, 0, all.size(), id});
     for (const WorkerPlacement& wp : JobIndexes::JobAt(w, id).placement) ++per_node[wp.node];
   }
   for (Candidate& c : all) {
@@ -182,13 +163,22 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
   // preempt/qos (qos_preempt.cc): the preemptor's QOS names the victims' QOS, in any tier; they
   // are ordered by their QOS priority where partition_prio orders by PriorityTier.
   const bool by_qos = QosPolicy::ByQos(w, j.cluster);
-  for (const auto& [rank, neg_start, id] : w.ix_.victims_by_rank[d]) {
-    if (!by_qos && rank >= j.priority_rank) break;
-    const Job& v = JobIndexes::JobAt(w, id);
-    if (v.state != JobState::kRunning || !Placement::TouchesPools(w, s, v)) continue;
-    if (by_qos && !QosPolicy::MayPreempt(w, j, v)) continue;
-    order.push_back({by_qos ? QosPolicy::PreemptOrder(w, v) : rank, DistinctNodes(v.placement),
-                     v.slurm_job_id, id});
+  // The candidates' facts come from their victims_by_rank entries (VictimKey): the walk reads
+  // a candidate's Job only under preempt/qos and once it is taken.
+  for (const VictimKey& key : w.ix_.victims_by_rank[d]) {
+    if (!by_qos && key.rank >= j.priority_rank) break;
+    const VictimKey& e = JobIndexes::VictimFacts(w, key);
+    assert(JobIndexes::JobAt(w, e.id).state == JobState::kRunning);  // entries are running jobs
+    assert(e.slurm_id == JobIndexes::JobAt(w, e.id).slurm_job_id);
+    assert(e.workers.size() == JobIndexes::JobAt(w, e.id).placement.size());
+    if (!Placement::TouchesPools(w, s, e)) continue;
+    int rank = e.rank;
+    if (by_qos) {
+      const Job& v = JobIndexes::JobAt(w, e.id);
+      if (!QosPolicy::MayPreempt(w, j, v)) continue;
+      rank = QosPolicy::PreemptOrder(w, v);
+    }
+    order.push_back({rank, static_cast<size_t>(e.nodes), e.slurm_id, e.id});
   }
   if (order.empty()) return std::nullopt;
   // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the

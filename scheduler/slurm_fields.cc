@@ -204,6 +204,7 @@ bool SlurmFields::SurviveNodeFailure(World& w, Job& j, NodeIndex node) {
   Pools::IndexAdd(w, node);
   w.ix_.node_jobs[node].erase(j.id);
   j.placement.erase(it);
+  JobIndexes::OnPlacementChanged(w, j);
   j.updated_at = w.now_;
   if (EventLog::Logging(w)) {
     EventLog::Emit(w, EventKind::kNote, j.id, EventLog::JobSubject(j),

@@ -75,6 +75,12 @@ struct JobIndexes {
   static int Domain(const World& w, const Job& j);
   static void OnEnterRunning(World& w, const Job& j);
   static void OnLeaveRunning(World& w, const Job& j);
+  // A running job's placement changed (a worker's node failed, it survives): refreshes the facts
+  // of its victims_by_rank entry.
+  static void OnPlacementChanged(World& w, const Job& j);
+  // The entry `e` of victims_by_rank with its facts filled (reads the job the first time after a
+  // world image decode).
+  static const VictimKey& VictimFacts(const World& w, const VictimKey& e);
   // Pending sets: a job enters when it may be scheduled (marks the world dirty).
   // The job's place in its pending set (rank, priority, submit order, id): the key to find or
   // erase it by; InsertPending adds the visit flag and the shape.
@@ -93,6 +99,7 @@ struct JobIndexes {
 
  private:
   static bool VictimEligible(const World& w, const Job& j);
+  static void FillVictim(const Job& j, const VictimKey& e);
   static std::set<PendingKey>* PendingSet(World& w, const Job& j);
 };
 
@@ -159,6 +166,8 @@ struct Placement {
   static PlaceSpec SlurmSpec(const World& w, const Job& j, bool with_reservations = true);
   static std::vector<PlaceSpec> Specs(const World& w, const Job& j);
   static bool TouchesPools(const World& w, const PlaceSpec& s, const Job& j);
+  // The same for a running victim, from its victims_by_rank entry's workers (filled).
+  static bool TouchesPools(const World& w, const PlaceSpec& s, const VictimKey& v);
   static Overlay OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
                            std::optional<size_t> skip = std::nullopt);
   static std::optional<std::vector<JobId>> FeasiblePrefix(
