@@ -31,13 +31,14 @@ class RequestArena {
     }
     return ::operator new(bytes, std::align_val_t(align));
   }
-  void Deallocate(void* p, size_t bytes, size_t align) {
+  // Unsized on the heap path: clang does not declare sized deallocation by default.
+  void Deallocate(void* p, size_t align) {
     if (Owns(p)) {
       --live_;
       if (live_ == 0) used_ = 0;  // nothing of the buffer is in use: start again at its front
       return;
     }
-    ::operator delete(p, bytes, std::align_val_t(align));
+    ::operator delete(p, std::align_val_t(align));
   }
   bool Owns(const void* p) const {
     const auto* b = static_cast<const std::byte*>(p);
@@ -63,7 +64,7 @@ class ArenaAllocator {
   ArenaAllocator(const ArenaAllocator<U>& other) : arena_(other.arena()) {}  // NOLINT: rebind
 
   T* allocate(size_t n) { return static_cast<T*>(arena_->Allocate(n * sizeof(T), alignof(T))); }
-  void deallocate(T* p, size_t n) { arena_->Deallocate(p, n * sizeof(T), alignof(T)); }
+  void deallocate(T* p, size_t /*n*/) { arena_->Deallocate(p, alignof(T)); }
 
   RequestArena* arena() const { return arena_; }
   template <class U>
