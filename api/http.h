@@ -25,7 +25,7 @@ namespace schedemu::api {
 // authenticated GET). PresentedDigest (api/credentials.h) fills and reads it. The digest is a
 // pure function of the bytes, so the memo changes no answer: every lookup by digest (tokens,
 // principals, API keys, revocation, expiry) still runs against the world per request. Kept by
-// the session (server/session.h), used on its strand only, gone with the connection; it holds
+// the session (server/session.h), used on its thread only, gone with the connection; it holds
 // the credential bytes no longer than the connection itself.
 class DigestMemo {
  public:

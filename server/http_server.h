@@ -1,4 +1,4 @@
-// The HTTP/1.1 server: an Asio thread pool, one strand per connection, keep-alive, pipelined
+// The HTTP/1.1 server: one io_context per thread, each connection pinned to one, keep-alive, pipelined
 // requests answered in order (a bounded number read ahead), chunked streaming responses, limits
 // (header size, body size, header/body/idle/write timeouts, connection cap) and a graceful drain
 // on Stop().

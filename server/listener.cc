@@ -57,7 +57,7 @@ void Listener::Close() {
 
 void Listener::Accept() {
   net::io_context& target = pick_ ? pick_() : ioc_;
-  acceptor_.async_accept(net::make_strand(target), [this](error_code ec, tcp::socket socket) {
+  acceptor_.async_accept(target, [this](error_code ec, tcp::socket socket) {
     if (ec) {
       if (context_.stopping.load() || ec == net::error::operation_aborted) return;
       return Accept();  // transient (e.g. EMFILE): keep accepting

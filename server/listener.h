@@ -1,5 +1,5 @@
-// An accept loop of one server: binds a listening socket, accepts connections (each on a strand
-// of its own), counts them against the connection cap (shared by all the server's listeners) and
+// An accept loop of one server: binds a listening socket, accepts connections (each on one
+// io_context run by one thread: its handlers never run concurrently), counts them against the connection cap (shared by all the server's listeners) and
 // starts a session for each; a connection over the cap gets a session that answers 503 and
 // closes. Three kinds: plain HTTP (Session), the intercepting proxy (TunnelSession, proxy mode)
 // and direct TLS (TunnelSession, direct mode); the last two then hand over to a TlsSession.

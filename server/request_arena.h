@@ -2,7 +2,7 @@
 // line and every header field in a node of its own (a malloc and a free per header per request);
 // with ArenaAllocator they come from a buffer inside the session instead, reused by every request
 // of the connection. Bigger requests than the buffer holds (the header limit is 16 KiB by default)
-// take the rest from the heap as before. Used on the session's strand only.
+// take the rest from the heap as before. Used on the session's thread only.
 //
 // Part of the server's own translation units (server/session.h).
 #ifndef SCHEDEMU_SERVER_REQUEST_ARENA_H_

@@ -1,6 +1,6 @@
 // One HTTP/1.1 connection: reads requests, routes them, writes the answers in request order, keeps
-// the connection alive, and streams chunked answers. Every handler of a session runs on its
-// strand (the socket's executor), so its state needs no lock.
+// the connection alive, and streams chunked answers. Every handler of a session runs on the
+// one thread of its io_context (the socket's executor), so its state needs no lock.
 //
 // Pipelining: while an answer is being written the session reads and routes the next request,
 // up to `ServerOptions::max_queued_responses` answers waiting in order; at the bound it stops
@@ -64,7 +64,7 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   BasicSession(const BasicSession&) = delete;
   BasicSession& operator=(const BasicSession&) = delete;
 
-  // Begins on the strand: answers 503 and closes when `over_capacity`, else reads the first
+  // Begins on the connection's thread: answers 503 and closes when `over_capacity`, else reads the first
   // request.
   void Start(bool over_capacity);
   // Any thread: close when idle, otherwise after the answers of the requests already read.

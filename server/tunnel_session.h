@@ -40,7 +40,7 @@ class TunnelSession : public Connection, public std::enable_shared_from_this<Tun
   TunnelSession(const TunnelSession&) = delete;
   TunnelSession& operator=(const TunnelSession&) = delete;
 
-  // On the strand: 503 and close when `over_capacity`; else the CONNECT head (proxy) or the
+  // On the connection's thread: 503 and close when `over_capacity`; else the CONNECT head (proxy) or the
   // handshake (direct).
   void Start(bool over_capacity);
   void Shutdown() override;
@@ -56,7 +56,7 @@ class TunnelSession : public Connection, public std::enable_shared_from_this<Tun
 
   const SessionContext& context_;
   std::shared_ptr<SessionRegistry> registry_;
-  boost::asio::any_io_executor executor_;  // the connection's strand
+  boost::asio::any_io_executor executor_;  // the connection's io_context
   TlsSetup& tls_;
   Mode mode_;
   std::optional<boost::beast::tcp_stream> tcp_;  // until the handshake begins
