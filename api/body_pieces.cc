@@ -34,6 +34,18 @@ void BodyPieces::AppendShared(const Shared& bytes) {
   held_.push_back(bytes);
 }
 
+int32_t BodyPieces::Keep(const Shared& bytes) {
+  held_.push_back(bytes);
+  return static_cast<int32_t>(held_.size() - 1);
+}
+
+void BodyPieces::AppendKept(int32_t kept) {
+  const Shared& bytes = held_[static_cast<size_t>(kept)];
+  if (bytes == nullptr || bytes->empty()) return;
+  size_ += bytes->size();
+  spans_.push_back({kept, 0, bytes->size(), nullptr});
+}
+
 void BodyPieces::AppendPieces(const BodyPieces& other) {
   for (const Span& s : other.spans_) {
     if (s.kind == kOwn) {

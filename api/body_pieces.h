@@ -35,6 +35,10 @@ class BodyPieces {
   void AppendStatic(std::string_view literal);
   // A shared piece, kept alive by this body (never copied).
   void AppendShared(const Shared& bytes);
+  // A shared piece appended many times (a value repeated in every job of a list): held once by
+  // Keep, then appended by AppendKept as a span into it (no reference count per use).
+  int32_t Keep(const Shared& bytes);
+  void AppendKept(int32_t kept);
   // Every piece of `other` in order: its own bytes copied, its shared pieces shared.
   void AppendPieces(const BodyPieces& other);
 

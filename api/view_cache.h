@@ -12,8 +12,10 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "api/body_pieces.h"
@@ -53,7 +55,29 @@ class ViewCache {
     }
     return e;
   }
-  void Clear() { entries_.clear(); }
+  // Pieces many answers share (a Slurm answer's head and clock value), memoised by a key the
+  // caller builds from everything they depend on, valid while `stamp` (what they depend on that
+  // changes: the clock's second) is the one they were written at. Bounded: past kMaxMemos keys
+  // the memo starts again (a miss only renders afresh).
+  const Entry* FindMemo(std::string_view key, uint64_t stamp) const {
+    if (!enabled()) return nullptr;
+    auto it = memos_.find(key);
+    if (it == memos_.end() || it->second.revision != stamp) return nullptr;
+    return &it->second;
+  }
+  Entry& PutMemo(std::string_view key, uint64_t stamp) {
+    if (memos_.size() >= kMaxMemos && memos_.find(key) == memos_.end()) memos_.clear();
+    Entry& e = memos_[std::string(key)];
+    e.revision = stamp;
+    e.parts = {};
+    return e;
+  }
+  static constexpr size_t kMaxMemos = 256;
+
+  void Clear() {
+    entries_.clear();
+    memos_.clear();
+  }
   size_t size() const { return entries_.size(); }
   // Off: every read renders afresh (tests compare the two; `serve` keeps it on). Set under the
   // emulator lock; `enabled()` may be read without it (a handler choosing its path before it
@@ -73,6 +97,7 @@ class ViewCache {
     return (static_cast<uint64_t>(job) << 8) | static_cast<uint64_t>(kind);
   }
   std::unordered_map<uint64_t, Entry> entries_;
+  std::map<std::string, Entry, std::less<>> memos_;
   std::atomic<bool> enabled_{true};
 };
 

@@ -25,6 +25,10 @@ using AuthedReadHandler = HttpResponse(Emulator& emu, const World& world,
 // GET jobs/{job_name} from the cached view, under the lock (only while the view cache is on;
 // GetJobStatus is the same answer through Authenticate and a lock of its own).
 AuthedReadHandler GetCachedJobStatus;
+// GET jobs from the cached items: its query read outside the lock, then its authentication and
+// answer under one world lock (only while the view cache is on; ListJobs is the same answer
+// through Authenticate and a lock of its own).
+HttpResponse ListCachedJobs(Emulator& emu, const HttpRequest& request);
 AuthedHandler RunJob, ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
     GetJobPreemptors, GetElasticJobPods;
 

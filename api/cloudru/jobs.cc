@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -408,17 +410,32 @@ HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& cal
   return PendingAnswer(*submitted);
 }
 
-HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
-  Issues issues;
+namespace {
+
+// GET jobs' query, read from the request alone (outside the lock).
+struct ListQuery {
+  std::optional<std::string> allocation_name;
+  std::string want_region;
+  std::set<std::string> want_status;
+  std::set<std::string> want_author;
+  std::optional<std::string> queue_id;
+  std::string want_queue;
+  std::optional<TimeMs> start, end;
+  size_t skip = 0;
+  size_t take = 0;
+};
+
+// The query, or nullopt with its validation issues in `issues`.
+std::optional<ListQuery> ReadListQuery(const HttpRequest& request, Issues& issues) {
   QueryReader q(request, &issues);
+  ListQuery out;
   std::optional<std::string> region = q.Enum("region", RegionEnum());
-  std::optional<std::string> allocation_name = q.Str("allocation_name");
+  out.allocation_name = q.Str("allocation_name");
   std::vector<std::string> statuses = q.EnumList("status", JobStatusEnum());
   std::vector<std::string> authors = q.StrList("job_author");
-  std::optional<std::string> queue_id = q.Str("queue_id");
+  out.queue_id = q.Str("queue_id");
   std::optional<int64_t> offset = q.Int("offset", false, /*ge=*/0);
   std::optional<int64_t> limit = q.Int("limit", false, /*ge=*/1);
-  std::optional<TimeMs> start, end;
   for (const char* key : {"start_date", "end_date"}) {
     std::optional<std::string> s = q.Str(key);
     if (!s) continue;
@@ -428,77 +445,89 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
                  absl::StrCat("Value error, Invalid isoformat string: '", *s, "'"), "value_error",
                  Json(*s), Json{{"error", Json::object()}});
     }
-    (std::string_view(key) == "start_date" ? start : end) = t;
+    (std::string_view(key) == "start_date" ? out.start : out.end) = t;
   }
-  if (!issues.empty()) return issues.Response();
-  std::string want_region = region.value_or("DGX2-MT");
-  std::set<std::string> want_status(statuses.begin(), statuses.end());
-  std::set<std::string> want_author(authors.begin(), authors.end());
-  std::string want_queue = queue_id ? NormalizeUuid(*queue_id) : "";
-  if (queue_id && want_queue.empty()) want_queue = *queue_id;
-  size_t skip = static_cast<size_t>(offset.value_or(0));
-  size_t take = static_cast<size_t>(std::min<int64_t>(limit.value_or(6000), 1 << 30));
+  if (!issues.empty()) return std::nullopt;
+  out.want_region = region.value_or("DGX2-MT");
+  out.want_status = std::set<std::string>(statuses.begin(), statuses.end());
+  out.want_author = std::set<std::string>(authors.begin(), authors.end());
+  out.want_queue = out.queue_id ? NormalizeUuid(*out.queue_id) : "";
+  if (out.queue_id && out.want_queue.empty()) out.want_queue = *out.queue_id;
+  out.skip = static_cast<size_t>(offset.value_or(0));
+  out.take = static_cast<size_t>(std::min<int64_t>(limit.value_or(6000), 1 << 30));
+  return out;
+}
 
-  // The caller's jobs the query selects, newest first.
-  auto select = [&](const World& w) {
-    std::vector<const Job*> matches;
-    for (const auto& [id, job] : w.jobs()) {
-      if (!OwnsJob(caller, job)) continue;
-      if (job.region != want_region) continue;
-      if (!want_status.empty() && want_status.count(ListStatus(job.state)) == 0) continue;
-      if (!want_author.empty() && want_author.count(job.request.author) == 0) continue;
-      if (queue_id) {
-        if (job.queue < 0 || w.queues()[job.queue].config.id != want_queue) continue;
-      }
-      if (allocation_name) {
-        bool match = false;
-        for (int a : JobAllocations(w, job)) {
-          if (w.allocations()[a].config.name == *allocation_name) match = true;
-        }
-        if (!match) continue;
-      }
-      if (start && job.created_at < *start) continue;
-      if (end && job.created_at > *end) continue;
-      matches.push_back(&job);
+// The caller's jobs the query selects, newest first.
+std::vector<const Job*> SelectJobs(const World& w, const Caller& caller, const ListQuery& q) {
+  std::vector<const Job*> matches;
+  for (const auto& [id, job] : w.jobs()) {
+    if (!OwnsJob(caller, job)) continue;
+    if (job.region != q.want_region) continue;
+    if (!q.want_status.empty() && q.want_status.count(ListStatus(job.state)) == 0) continue;
+    if (!q.want_author.empty() && q.want_author.count(job.request.author) == 0) continue;
+    if (q.queue_id) {
+      if (job.queue < 0 || w.queues()[job.queue].config.id != q.want_queue) continue;
     }
-    std::sort(matches.begin(), matches.end(), [](const Job* a, const Job* b) {
-      if (a->created_at != b->created_at) return a->created_at > b->created_at;
-      return a->id > b->id;
-    });
-    return matches;
-  };
-  if (emu.views().enabled()) {
-    // From the cached items: per job its bytes around the two values that move with the clock
-    // (cost, duration), written per answer.
-    BodyPieces body;
-    emu.ReadWorld([&](const World& w) {
-      const std::vector<const Job*> matches = select(w);
-      body.Write([&](std::string& s) {
-        absl::StrAppend(&s, "{\"count\":", matches.size(), ",\"jobs\":[");
-      });
-      size_t n = 0;
-      for (size_t i = skip; i < matches.size() && n < take; ++i, ++n) {
-        if (n > 0) body.AppendStatic(",");
-        const Job& job = *matches[i];
-        const ViewCache::Entry& e = CachedListItem(emu, w, job, caller.namespace_name);
-        body.AppendShared(e.parts[0]);
-        body.Write([&](std::string& s) { AppendJsonString(s, JobCost(w, job)); });
-        body.AppendShared(e.parts[1]);
-        body.Write([&](std::string& s) {
-          AppendJsonString(s, absl::StrCat(ToSeconds(JobRunningTime(w, job)), "s"));
-        });
-        body.AppendShared(e.parts[2]);
+    if (q.allocation_name) {
+      bool match = false;
+      for (int a : JobAllocations(w, job)) {
+        if (w.allocations()[a].config.name == *q.allocation_name) match = true;
       }
-      body.AppendStatic("],\"status\":\"ok\",\"error_code\":0,\"error_message\":\"\"}");
+      if (!match) continue;
+    }
+    if (q.start && job.created_at < *q.start) continue;
+    if (q.end && job.created_at > *q.end) continue;
+    matches.push_back(&job);
+  }
+  std::sort(matches.begin(), matches.end(), [](const Job* a, const Job* b) {
+    if (a->created_at != b->created_at) return a->created_at > b->created_at;
+    return a->id > b->id;
+  });
+  return matches;
+}
+
+// The answer from the cached items (under the lock): per job its bytes around the two values
+// that move with the clock (cost, duration), written per answer.
+HttpResponse CachedList(Emulator& emu, const World& w, const HttpRequest& request,
+                        const Caller& caller, const ListQuery& q) {
+  const std::vector<const Job*> matches = SelectJobs(w, caller, q);
+  BodyPieces body;
+  body.Write(
+      [&](std::string& s) { absl::StrAppend(&s, "{\"count\":", matches.size(), ",\"jobs\":["); });
+  size_t n = 0;
+  for (size_t i = q.skip; i < matches.size() && n < q.take; ++i, ++n) {
+    if (n > 0) body.AppendStatic(",");
+    const Job& job = *matches[i];
+    const ViewCache::Entry& e = CachedListItem(emu, w, job, caller.namespace_name);
+    body.AppendShared(e.parts[0]);
+    body.Write([&](std::string& s) { AppendJsonString(s, JobCost(w, job)); });
+    body.AppendShared(e.parts[1]);
+    body.Write([&](std::string& s) {
+      AppendJsonString(s, absl::StrCat(ToSeconds(JobRunningTime(w, job)), "s"));
     });
-    HttpResponse r = JsonAnswer(200, Json::object());
-    SetBody(r, std::move(body), request.gathered);
-    return r;
+    body.AppendShared(e.parts[2]);
+  }
+  body.AppendStatic("],\"status\":\"ok\",\"error_code\":0,\"error_message\":\"\"}");
+  HttpResponse r = JsonAnswer(200, Json::object());
+  SetBody(r, std::move(body), request.gathered);
+  return r;
+}
+
+}  // namespace
+
+HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& caller) {
+  Issues issues;
+  std::optional<ListQuery> q = ReadListQuery(request, issues);
+  if (!q) return issues.Response();
+  if (emu.views().enabled()) {
+    return emu.ReadWorld(
+        [&](const World& w) { return CachedList(emu, w, request, caller, *q); });
   }
   Json out = emu.ReadWorld([&](const World& w) {
-    const std::vector<const Job*> matches = select(w);
+    const std::vector<const Job*> matches = SelectJobs(w, caller, *q);
     Json jobs = Json::array();
-    for (size_t i = skip; i < matches.size() && jobs.size() < take; ++i) {
+    for (size_t i = q->skip; i < matches.size() && jobs.size() < q->take; ++i) {
       jobs.push_back(ListJobsItem(w, *matches[i], caller.namespace_name));
     }
     Json o = Json::object();
@@ -510,6 +539,17 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
     return o;
   });
   return JsonAnswer(200, out);
+}
+
+HttpResponse ListCachedJobs(Emulator& emu, const HttpRequest& request) {
+  Issues issues;
+  std::optional<ListQuery> q = ReadListQuery(request, issues);  // outside the lock
+  return emu.ReadWorld([&](const World& w) -> HttpResponse {
+    std::variant<Caller, HttpResponse> auth = AuthenticateIn(w, request);
+    if (auto* error = std::get_if<HttpResponse>(&auth)) return std::move(*error);
+    if (!q) return issues.Response();  // after the authentication's errors, as ListJobs
+    return CachedList(emu, w, request, std::get<Caller>(auth), *q);
+  });
 }
 
 HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Caller& caller) {

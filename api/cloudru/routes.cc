@@ -64,13 +64,25 @@ struct AuthedRoute {
   const char* name;
   // The same answer with its authentication under one world lock (AuthedRead), or nullptr.
   cloudru::AuthedReadHandler* read = nullptr;
+  // The same answer by a handler that authenticates itself under its one lock, or nullptr.
+  HttpResponse (*whole)(Emulator&, const HttpRequest&) = nullptr;
 };
+
+// `whole` while the view cache is on, else `fallback` (Authed).
+Handler WholeRead(Emulator& emu, HttpResponse (*whole)(Emulator&, const HttpRequest&),
+                  cloudru::AuthedHandler* fallback) {
+  Handler slow = Authed(emu, fallback);
+  return [&emu, whole, slow](const HttpRequest& request) {
+    if (!emu.views().enabled()) return slow(request);
+    return Guarded(emu, [&] { return whole(emu, request); });
+  };
+}
 
 // The routes that authenticate first, in the order they are added.
 constexpr AuthedRoute kAuthedRoutes[] = {
     // Training jobs.
     {"POST", "jobs", &cloudru::RunJob, "cloudru.jobs.run"},
-    {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list"},
+    {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list", nullptr, &cloudru::ListCachedJobs},
     {"POST", "jobs/restart", &cloudru::RestartJob, "cloudru.jobs.restart"},
     {"GET", "jobs/elastic/{job_name}/pods", &cloudru::GetElasticJobPods,
      "cloudru.jobs.elastic_pods"},
@@ -137,7 +149,10 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
 
   for (const AuthedRoute& r : kAuthedRoutes) {
     add(r.method, r.pattern,
-        r.read != nullptr ? AuthedRead(emu, r.read, r.handler) : Authed(emu, r.handler), r.name);
+        r.whole != nullptr  ? WholeRead(emu, r.whole, r.handler)
+        : r.read != nullptr ? AuthedRead(emu, r.read, r.handler)
+                            : Authed(emu, r.handler),
+        r.name);
   }
 
   g.not_found = [&emu](const HttpRequest&) { return Finish(emu, cloudru::ErrorPathNotFound()); };

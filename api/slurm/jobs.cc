@@ -152,12 +152,17 @@ const ViewCache::Entry& CachedJobInfo(ViewCache& cache, const World& w, const Jo
 
 // GET job(s) from the cached views: the head written per answer, then per job its cached bytes
 // around the clock's value (written once per answer), as pieces; never copied.
-void WriteCachedJobs(Reply& out, const Call& call, const World& w,
-                     const std::vector<const Job*>& live, const std::string& cluster_name) {
-  ViewCache& cache = call.emu.views();
-  const uint64_t revision = call.emu.revision();
-  const bool escaped = call.req.escaped;
-  BodyPieces& body = out.pieces.emplace();  // first: WriteHead then opens the "jobs" array
+// The head of a plain list answer (no error, no warning, only "jobs"; times = now) and the clock
+// value every job repeats, plain and escaped: what they depend on is the key, the clock's second
+// the stamp (ViewCache::FindMemo), so within a second a list answer writes none of it afresh.
+const ViewCache::Entry& PlainHead(ViewCache& cache, const Call& call, const Reply& out,
+                                  const World& w, const std::string& cluster_name) {
+  const std::string& user = call.req.user;
+  const std::string& source = call.req.client_source;
+  std::string key = absl::StrCat(call.version, call.slurmdb ? "d" : "c", user.size(), ":", user,
+                                 source.size(), ":", source, cluster_name);
+  const uint64_t second = static_cast<uint64_t>(ToSeconds(w.now()));  // as the clock writes it
+  if (const ViewCache::Entry* hit = cache.FindMemo(key, second)) return *hit;
   std::string head;
   WriteHead(head, call, out, cluster_name);
   std::string clock;
@@ -165,13 +170,51 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
     JsonWriter jw(clock);
     WriteNoValTime(jw, w.now());
   }
-  body.Append(head);
+  std::string head_escaped;
+  AppendEscaped(head_escaped, head);
   std::string clock_escaped;
+  AppendEscaped(clock_escaped, clock);
+  ViewCache::Entry& e = cache.PutMemo(key, second);
+  e.parts = {ViewCache::Share(std::move(head)), ViewCache::Share(std::move(clock)),
+             ViewCache::Share(std::move(head_escaped)), ViewCache::Share(std::move(clock_escaped))};
+  return e;
+}
+
+void WriteCachedJobs(Reply& out, const Call& call, const World& w,
+                     const std::vector<const Job*>& live, const std::string& cluster_name) {
+  ViewCache& cache = call.emu.views();
+  const uint64_t revision = call.emu.revision();
+  const bool escaped = call.req.escaped;
+  BodyPieces& body = out.pieces.emplace();  // first: WriteHead then opens the "jobs" array
+  ViewCache::Entry fresh;                   // the head when it is not the memoised plain one
+  const bool plain = out.errors.empty() && out.warnings.empty() && out.body.size() == 1 &&
+                     out.last_times == w.now();
+  const ViewCache::Entry* head = plain ? &PlainHead(cache, call, out, w, cluster_name) : nullptr;
+  if (head == nullptr) {
+    std::string bytes;
+    WriteHead(bytes, call, out, cluster_name);
+    std::string clock;
+    {
+      JsonWriter jw(clock);
+      WriteNoValTime(jw, w.now());
+    }
+    std::string bytes_escaped;
+    std::string clock_escaped;
+    if (escaped) {
+      AppendEscaped(bytes_escaped, bytes);
+      AppendEscaped(clock_escaped, clock);
+    }
+    fresh.parts = {ViewCache::Share(std::move(bytes)), ViewCache::Share(std::move(clock)),
+                   ViewCache::Share(std::move(bytes_escaped)),
+                   ViewCache::Share(std::move(clock_escaped))};
+    head = &fresh;
+  }
+  body.AppendShared(head->parts[0]);
+  const int32_t clock = body.Keep(head->parts[1]);
+  int32_t clock_escaped = 0;
   if (escaped) {
-    std::string head_escaped;
-    AppendEscaped(head_escaped, head);
-    out.escaped.Append(head_escaped);
-    AppendEscaped(clock_escaped, clock);
+    out.escaped.AppendShared(head->parts[2]);
+    clock_escaped = out.escaped.Keep(head->parts[3]);
   }
   for (size_t i = 0; i < live.size(); ++i) {
     if (i > 0) {
@@ -180,11 +223,11 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
     }
     const ViewCache::Entry& e = CachedJobInfo(cache, w, *live[i], call.version, revision, escaped);
     body.AppendShared(e.parts[0]);
-    body.Append(clock);
+    body.AppendKept(clock);
     body.AppendShared(e.parts[1]);
     if (escaped) {
       out.escaped.AppendShared(e.parts[2]);
-      out.escaped.Append(clock_escaped);
+      out.escaped.AppendKept(clock_escaped);
       out.escaped.AppendShared(e.parts[3]);
     }
   }

@@ -93,6 +93,7 @@ struct Twin {
       r.target = target;
       r.body = body;
       for (const auto& [k, v] : headers) r.headers[k] = v;
+      r.remote = remote;
       r.gathered = cached && gathered == 1;
       HttpResponse res = router->Dispatch(r);
       if (!r.gathered) {
@@ -107,6 +108,7 @@ struct Twin {
     return out[1];
   }
   bool cached;
+  std::string remote;  // the peer address the requests come from
   std::unique_ptr<Emulator> emu;
   std::unique_ptr<Router> router;
 };
@@ -299,6 +301,53 @@ TEST_F(ViewCacheTest, GoldenComparisonOverManyStates) {
     ReadAll();
     Tick(step % 3 == 0 ? 700 : 9'000);
   }
+}
+
+// A list answer's head and clock value are memoised per (version, user, client source, cluster)
+// and clock second (ViewCache::FindMemo): answers for different users, peers and versions read
+// one after the other on the same emulator each carry their own meta, and the clock's next
+// second shows in every answer, always the fresh bytes.
+TEST_F(ViewCacheTest, ListHeadsAreTheirRequestersOwnAndFollowTheClock) {
+  slurm_ids_.push_back(SubmitSlurm("gpu", 1, 1, "1h"));
+  const std::map<std::string, std::string> other = {{"x-slurm-user-name", "other"},
+                                                    {"x-slurm-user-token", "other-token"}};
+  auto meta = [](const std::string& answer) {
+    EXPECT_EQ(answer.substr(0, 4), "200 ") << answer;
+    return json::parse(answer.substr(4))["meta"];
+  };
+  std::string last_demo;
+  int64_t last_second = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (const char* peer : {"10.0.0.1", "10.0.0.2"}) {
+      cached_.remote = fresh_.remote = peer;
+      std::string demo = Both("GET", "/slurm/v0.0.42/jobs", kSlurm, "", true);
+      std::string theirs = Both("GET", "/slurm/v0.0.42/jobs", other, "", true);
+      std::string v44 = Both("GET", "/slurm/v0.0.44/jobs", kSlurm, "", true);
+      EXPECT_EQ(meta(demo)["client"]["user"], "demo");
+      EXPECT_EQ(meta(theirs)["client"]["user"], "other");
+      EXPECT_EQ(meta(demo)["client"]["source"], std::string("[") + peer + "](fd:9)");
+      EXPECT_EQ(meta(v44)["plugin"]["data_parser"], "data_parser/v0.0.44");
+      EXPECT_EQ(meta(demo)["plugin"]["data_parser"], "data_parser/v0.0.42");
+      if (!last_demo.empty()) {
+        EXPECT_NE(demo, last_demo);  // another peer or another second
+      }
+      last_demo = demo;
+    }
+    json env = {{"method", "HTTP_METHOD_GET"}, {"path", "/slurm/v0.0.42/jobs"}};
+    Both("POST", kEnvelope, kVertex, env.dump(), true);
+    Tick(1000);  // the next second: the memo's stamp no longer matches
+    json jobs = json::parse(Both("GET", "/slurm/v0.0.42/jobs", kSlurm, "", true).substr(4));
+    const int64_t second = jobs["last_update"]["number"];
+    if (last_second != 0) {
+      EXPECT_EQ(second, last_second + 1) << jobs["last_update"];
+    }
+    EXPECT_EQ(jobs["jobs"][0]["last_sched_evaluation"]["number"], second);
+    last_second = second;
+  }
+  // A list with a warning (nothing changed since update_time) is not the plain head.
+  std::string unchanged = Both("GET", "/slurm/v0.0.42/jobs?update_time=99999999999", kSlurm, "", true);
+  EXPECT_FALSE(json::parse(unchanged.substr(4))["warnings"].empty()) << unchanged;
+  Both("GET", "/slurm/v0.0.42/jobs", kSlurm, "", true);
 }
 
 }  // namespace

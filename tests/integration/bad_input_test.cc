@@ -484,6 +484,16 @@ TEST_F(BadInputTest, CloudRuOtherRoutesRejectBadQueriesAndBodies) {
   }
   EXPECT_CLOUDRU_422(server_.Request("GET", "/public/v2/jobs?region=SR008&start_date=yesterday", h),
                      "start_date");
+  {
+    // The authentication's answer before the query's (the list reads its query before the lock
+    // it authenticates under).
+    Headers stale = h;
+    stale["authorization"] = "Bearer not-a-token";
+    HttpClientResponse r = server_.Request("GET", "/public/v2/jobs?region=SR008&limit=0", stale);
+    EXPECT_EQ(r.status, 401) << Describe(r);
+    r = server_.Request("GET", "/public/v2/jobs?region=SR008&limit=0", {});
+    EXPECT_EQ(r.status, 401) << Describe(r);
+  }
   EXPECT_CLOUDRU_422(
       server_.Request("GET", "/public/v2/jobs/x/logs?region=SR008&verbose=perhaps", h), "verbose",
       "bool_parsing");
