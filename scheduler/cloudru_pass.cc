@@ -129,4 +129,11 @@ void CloudRuPass::NoteAppended(World& w, int region, const PendingKey& key, int6
   memo.pending += 1;
 }
 
+void CloudRuPass::NoteForeignEvents(World& w, int64_t events_before) {
+  if (w.events_emitted_ == events_before) return;
+  for (World::CloudRuPassMemo& memo : w.cloudru_memo_) {
+    if (memo.valid && memo.events == events_before) memo.events = w.events_emitted_;
+  }
+}
+
 }  // namespace schedemu

@@ -44,6 +44,13 @@ std::pair<int64_t, int64_t> World::SlurmPendingVisits(int cluster) const {
 
 uint64_t World::PlacementStamp() const { return ix_.placement_epoch.v; }
 
+bool World::CloudRuPassMemoHolds(int region) const {
+  if (region < 0 || static_cast<size_t>(region) >= cloudru_memo_.size()) return false;
+  const CloudRuPassMemo& m = cloudru_memo_[static_cast<size_t>(region)];
+  return m.valid && m.events == events_emitted_ &&
+         m.pending == ix_.cloudru_pending[static_cast<size_t>(region)].size();
+}
+
 std::map<JobId, int> World::QueuePositions() const {
   std::map<JobId, int> out;
   std::map<int, int> seen;  // per partition (Slurm) or queue (Cloud.ru) within one pending set

@@ -49,8 +49,13 @@ void Scheduling::Pass(World& w) {
     bool again = false;
     for (size_t r = 0; r < w.regions_.size(); ++r)
       again |= CloudRuPass::Run(w, static_cast<int>(r));
-    for (size_t c = 0; c < w.clusters_.size(); ++c)
+    for (size_t c = 0; c < w.clusters_.size(); ++c) {
+      const int64_t events_before = w.events_emitted_;
       again |= SlurmBackfill::Run(w, static_cast<int>(c));
+      // A Slurm pass starts and preempts jobs on its cluster's nodes only (never an
+      // allocation's): the Cloud.ru memos taken before it hold after it.
+      CloudRuPass::NoteForeignEvents(w, events_before);
+    }
     if (again) w.dirty_ = true;
   }
 }

@@ -30,6 +30,13 @@
 namespace schedemu {
 
 absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
+  // What a Slurm submit changes (its cluster's jobs, pending set, timers, nodes when it starts
+  // at once) no Cloud.ru pass reads: their memos survive its events.
+  struct KeepCloudRuMemos {
+    World& w;
+    const int64_t events_before;
+    ~KeepCloudRuMemos() { CloudRuPass::NoteForeignEvents(w, events_before); }
+  } keep{*this, events_emitted_};
   r.dialect = Dialect::kSlurm;
   const int ci = FindCluster(r.cluster);
   if (ci < 0) {

@@ -108,6 +108,9 @@ class World {
   // the keys; and the placement state's stamp (indexes.h PlacementEpoch).
   std::pair<int64_t, int64_t> SlurmPendingVisits(int cluster) const;
   uint64_t PlacementStamp() const;
+  // Whether region's Cloud.ru pass memo (CloudRuPassMemo) holds for the world as it is now: the
+  // next pass resumes from it instead of walking the pending jobs again.
+  bool CloudRuPassMemoHolds(int region) const;
   // Every pending job's QueuePosition at once, in one walk of the pending orders (O(pending)):
   // what views listing many jobs use.
   std::map<JobId, int> QueuePositions() const;

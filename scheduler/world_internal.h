@@ -284,6 +284,11 @@ struct CloudRuPass {
   // stays valid when nothing else happened since it was taken and `key` sorts after every job
   // the memo's pass visited; otherwise it is dropped.
   static void NoteAppended(World& w, int region, const PendingKey& key, int64_t events_before);
+  // Events were emitted since `events_before` by a change no Cloud.ru pass reads (a Slurm submit
+  // or pass: jobs of a Slurm cluster, whose nodes are never an allocation's, Node): the memos
+  // taken at `events_before` stay valid, the others are left as they are (stale: dropped when
+  // next read).
+  static void NoteForeignEvents(World& w, int64_t events_before);
 };
 
 // ---- slurm_backfill.cc ----

@@ -26,7 +26,9 @@ std::string Decisions(const World& w) {
 }
 
 // Runs `steps` random operations on both worlds; the reference gets a note after each.
-void RunBoth(World& fast, World& full, uint32_t seed, int steps) {
+// With `slurm`, some of the operations are Slurm submits on the world's Slurm cluster (the
+// Cloud.ru memo survives them: CloudRuPass::NoteForeignEvents).
+void RunBoth(World& fast, World& full, uint32_t seed, int steps, bool slurm = false) {
   std::mt19937 rng(seed);
   const std::vector<std::string> types = {"a100.1gpu.8C.243G", "a100.2gpu.32C.976G",
                                           "a100.8gpu.128C.1952G"};
@@ -39,7 +41,17 @@ void RunBoth(World& fast, World& full, uint32_t seed, int steps) {
   };
   for (int step = 0; step < steps; ++step) {
     const int what = static_cast<int>(rng() % 100);
-    if (what < 70) {  // a submit: allocation-bound or shared-cluster
+    if (slurm && rng() % 3 == 0) {  // a Slurm submit (some start at once, some wait, some held)
+      JobRequest r = SlurmJob(rng() % 2 ? "alice" : "bob", rng() % 2 ? "spot" : "high",
+                              1 + static_cast<int>(rng() % 4), 1 + static_cast<int>(rng() % 8),
+                              FromSeconds(30 + rng() % 300));
+      r.hold = rng() % 5 == 0;
+      r.immediate = rng() % 7 == 0;
+      absl::StatusOr<JobId> a = fast.SubmitSlurmJob(r);
+      absl::StatusOr<JobId> b = full.SubmitSlurmJob(r);
+      full.RecordEvent(EventKind::kNote, "reference", {});
+      ASSERT_EQ(a.ok(), b.ok());
+    } else if (what < 70) {  // a submit: allocation-bound or shared-cluster
       const bool shared = rng() % 4 == 0;
       JobRequest r =
           shared
@@ -84,6 +96,50 @@ TEST(CloudRuPassMemo, DecidesAsAFullWalk) {
       if (HasFatalFailure()) return;
     }
   }
+}
+
+// A world with the Cloud.ru regions of CloudRuConfig and the Slurm cluster of SlurmConfig.
+WorldConfig MixedConfig() {
+  WorldConfig c = CloudRuConfig();
+  c.clusters = SlurmConfig().clusters;
+  return c;
+}
+
+TEST(CloudRuPassMemo, DecidesAsAFullWalkWithSlurmSubmitsBetween) {
+  for (int scan : {2, 500}) {
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      WorldConfig c = MixedConfig();
+      c.max_pending_scan = scan;
+      World fast = MakeWorld(c);
+      World full = MakeWorld(c);
+      RunBoth(fast, full, seed * 104729 + static_cast<uint32_t>(scan), 300, /*slurm=*/true);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// A Slurm submit, and the pass after it, leave the Cloud.ru memo as it was (the pass that follows
+// walks no Cloud.ru job again); a Cloud.ru change drops it.
+TEST(CloudRuPassMemo, SurvivesSlurmSubmits) {
+  World w = MakeWorld(MixedConfig());
+  const int region = w.FindRegion("SR008");
+  for (int i = 0; i < 5; ++i) MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "medium"));
+  w.RunSchedulingPass();  // starts two: a pass that changed something keeps no memo
+  EXPECT_FALSE(w.CloudRuPassMemoHolds(region));
+  MustSubmit(w, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "medium"));
+  w.RunSchedulingPass();  // starts nothing: this one keeps its memo
+  ASSERT_TRUE(w.CloudRuPassMemoHolds(region));
+  for (int i = 0; i < 12; ++i) {
+    MustSubmit(w, SlurmJob("alice", "spot", 1 + i % 4, 8));  // the first ones start, then wait
+    EXPECT_TRUE(w.CloudRuPassMemoHolds(region)) << i;
+    w.RunSchedulingPass();
+    EXPECT_TRUE(w.CloudRuPassMemoHolds(region)) << i;
+  }
+  const std::string name = w.FindJob(MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1,
+                                                              "medium")))->name;
+  w.RunSchedulingPass();
+  ASSERT_TRUE(w.StopCloudRuJob(kWsA, name).ok());
+  EXPECT_FALSE(w.CloudRuPassMemoHolds(region));
 }
 
 // A job appended behind a blocked one starts in the next pass when it fits (the resumed part of
