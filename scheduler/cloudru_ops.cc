@@ -189,7 +189,7 @@ absl::StatusOr<JobId> World::SubmitCloudRuJob(JobRequest r) {
 }
 
 absl::Status World::StopCloudRuJob(std::string_view workspace, std::string_view job_name) {
-  auto it = ix_.cloudru_names.find(job_name);
+  auto it = ix_.cloudru_names.find(AV(job_name));
   if (it == ix_.cloudru_names.end() || jobs_.at(it->second).request.tenant != workspace) {
     return model_errors::CloudRuJobNotFound(job_name);
   }
@@ -202,7 +202,7 @@ absl::Status World::StopCloudRuJob(std::string_view workspace, std::string_view 
 
 absl::StatusOr<JobId> World::RestartCloudRuJob(std::string_view workspace,
                                                std::string_view job_name) {
-  auto it = ix_.cloudru_names.find(job_name);
+  auto it = ix_.cloudru_names.find(AV(job_name));
   if (it == ix_.cloudru_names.end() || jobs_.at(it->second).request.tenant != workspace) {
     return model_errors::CloudRuJobNotFound(job_name);
   }

@@ -15,6 +15,7 @@
 #ifndef SCHEDEMU_SCHEDULER_IMAGE_IO_H_
 #define SCHEDEMU_SCHEDULER_IMAGE_IO_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace schedemu::image {
 
@@ -50,6 +52,11 @@ concept Container = requires(T c) {
 template <class T>
 concept MapLike = Container<T> && requires {
   typename T::mapped_type;
+};
+// A hash map: written in key order, so the image's bytes never depend on its layout.
+template <class T>
+concept HashMapLike = MapLike<T> && requires {
+  typename T::hasher;
 };
 template <class T>
 concept SetLike = Container<T> && !MapLike<T> && requires {
@@ -87,6 +94,14 @@ class Writer {
       Put(v.second);
     } else if constexpr (IsTuple<T>::value) {
       std::apply([&](const auto&... e) { (Put(e), ...); }, v);
+    } else if constexpr (HashMapLike<T>) {
+      std::vector<const typename T::value_type*> sorted;
+      sorted.reserve(v.size());
+      for (const auto& e : v) sorted.push_back(&e);
+      std::sort(sorted.begin(), sorted.end(),
+                [](const auto* a, const auto* b) { return a->first < b->first; });
+      Put(static_cast<uint64_t>(v.size()));
+      for (const auto* e : sorted) Put(*e);
     } else if constexpr (Container<T>) {
       Put(static_cast<uint64_t>(v.size()));
       for (const auto& e : v) Put(e);
@@ -147,6 +162,9 @@ class Reader {
     } else if constexpr (MapLike<T>) {
       v.clear();
       const uint64_t n = Count(1);
+      if constexpr (HashMapLike<T>) {
+        if (ok_) v.reserve(n);
+      }
       for (uint64_t i = 0; i < n && ok_; ++i) {
         std::pair<typename T::key_type, typename T::mapped_type> e;
         Get(e);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "scheduler/model.h"
 #include "scheduler/types.h"
@@ -123,7 +124,9 @@ struct PlacementEpoch {
 
 struct WorldIndexes {
   // ---- jobs ----
-  std::map<std::string, JobId, std::less<>> cloudru_names;  // Cloud.ru job_name -> job
+  // Cloud.ru job_name -> job. A hash map: the names share their "lm-mpi-job-" prefix, so a tree
+  // compared it at every level of every submit's insert (the image writes it in key order).
+  absl::flat_hash_map<std::string, JobId> cloudru_names;
   std::map<std::pair<int, int64_t>, JobId> slurm_ids;       // (cluster, Slurm job id) -> job
   std::vector<std::set<PendingKey>> cloudru_pending;        // per region: eligible pending jobs
   std::vector<std::set<PendingKey>> slurm_pending;          // per cluster: eligible, not held

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "scheduler/absl_compat.h"
+
 namespace schedemu {
 
 const Job* World::FindJob(JobId id) const {
@@ -14,7 +16,7 @@ const Job* World::FindJob(JobId id) const {
 }
 
 const Job* World::FindCloudRuJob(std::string_view job_name) const {
-  auto it = ix_.cloudru_names.find(job_name);
+  auto it = ix_.cloudru_names.find(AV(job_name));
   return it == ix_.cloudru_names.end() ? nullptr : FindJob(it->second);
 }
 

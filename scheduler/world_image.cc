@@ -267,9 +267,9 @@ SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
-SCHEDEMU_IMAGE_SIZE(WorldIndexes, 568);  // placement_epoch: derived, not listed
+SCHEDEMU_IMAGE_SIZE(WorldIndexes, 560);  // placement_epoch: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 3952);  // cloudru_memo_ is derived: not in the image
+SCHEDEMU_IMAGE_SIZE(World, 3944);  // cloudru_memo_ is derived: not in the image
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 
