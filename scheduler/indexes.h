@@ -127,9 +127,9 @@ struct WorldIndexes {
   // Cloud.ru job_name -> job. A hash map: the names share their "lm-mpi-job-" prefix, so a tree
   // compared it at every level of every submit's insert (the image writes it in key order).
   absl::flat_hash_map<std::string, JobId> cloudru_names;
-  std::map<std::pair<int, int64_t>, JobId> slurm_ids;       // (cluster, Slurm job id) -> job
-  std::vector<std::set<PendingKey>> cloudru_pending;        // per region: eligible pending jobs
-  std::vector<std::set<PendingKey>> slurm_pending;          // per cluster: eligible, not held
+  std::map<std::pair<int, int64_t>, JobId> slurm_ids;  // (cluster, Slurm job id) -> job
+  std::vector<std::set<PendingKey>> cloudru_pending;   // per region: eligible pending jobs
+  std::vector<std::set<PendingKey>> slurm_pending;     // per cluster: eligible, not held
   // Per cluster: jobs that entered slurm_pending since the last pass (their reason None /
   // BeginTime becomes Priority when the pass did not reach them).
   std::vector<std::vector<JobId>> slurm_entered;

@@ -2,8 +2,8 @@
 // nodes / params / preemptors / elastic pods reads. Logs live in logs.cc.
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -521,8 +521,7 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
   std::optional<ListQuery> q = ReadListQuery(request, issues);
   if (!q) return issues.Response();
   if (emu.views().enabled()) {
-    return emu.ReadWorld(
-        [&](const World& w) { return CachedList(emu, w, request, caller, *q); });
+    return emu.ReadWorld([&](const World& w) { return CachedList(emu, w, request, caller, *q); });
   }
   Json out = emu.ReadWorld([&](const World& w) {
     const std::vector<const Job*> matches = SelectJobs(w, caller, *q);

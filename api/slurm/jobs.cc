@@ -1,5 +1,6 @@
 // The job operations of /slurm: submit, show one job or all, cancel (signal).
 #include <algorithm>
+#include <array>
 #include <set>
 #include <vector>
 
@@ -152,17 +153,10 @@ const ViewCache::Entry& CachedJobInfo(ViewCache& cache, const World& w, const Jo
 
 // GET job(s) from the cached views: the head written per answer, then per job its cached bytes
 // around the clock's value (written once per answer), as pieces; never copied.
-// The head of a plain list answer (no error, no warning, only "jobs"; times = now) and the clock
-// value every job repeats, plain and escaped: what they depend on is the key, the clock's second
-// the stamp (ViewCache::FindMemo), so within a second a list answer writes none of it afresh.
-const ViewCache::Entry& PlainHead(ViewCache& cache, const Call& call, const Reply& out,
-                                  const World& w, const std::string& cluster_name) {
-  const std::string& user = call.req.user;
-  const std::string& source = call.req.client_source;
-  std::string key = absl::StrCat(call.version, call.slurmdb ? "d" : "c", user.size(), ":", user,
-                                 source.size(), ":", source, cluster_name);
-  const uint64_t second = static_cast<uint64_t>(ToSeconds(w.now()));  // as the clock writes it
-  if (const ViewCache::Entry* hit = cache.FindMemo(key, second)) return *hit;
+// A list answer's head and the clock value every job repeats (parts 0 and 1), and, with
+// `escaped`, the same escaped as in a JSON string (parts 2 and 3).
+std::array<BodyPieces::Shared, 4> RenderHead(const Call& call, const Reply& out, const World& w,
+                                             const std::string& cluster_name, bool escaped) {
   std::string head;
   WriteHead(head, call, out, cluster_name);
   std::string clock;
@@ -171,12 +165,28 @@ const ViewCache::Entry& PlainHead(ViewCache& cache, const Call& call, const Repl
     WriteNoValTime(jw, w.now());
   }
   std::string head_escaped;
-  AppendEscaped(head_escaped, head);
   std::string clock_escaped;
-  AppendEscaped(clock_escaped, clock);
+  if (escaped) {
+    AppendEscaped(head_escaped, head);
+    AppendEscaped(clock_escaped, clock);
+  }
+  return {ViewCache::Share(std::move(head)), ViewCache::Share(std::move(clock)),
+          ViewCache::Share(std::move(head_escaped)), ViewCache::Share(std::move(clock_escaped))};
+}
+
+// The head of a plain list answer (no error, no warning, only "jobs"; times = now), rendered
+// both ways: what it depends on is the key, the clock's second the stamp (ViewCache::FindMemo),
+// so within a second a list answer writes none of it afresh.
+const ViewCache::Entry& PlainHead(ViewCache& cache, const Call& call, const Reply& out,
+                                  const World& w, const std::string& cluster_name) {
+  const std::string& user = call.req.user;
+  const std::string& source = call.req.client_source;
+  std::string key = absl::StrCat(call.version, call.slurmdb ? "d" : "c", user.size(), ":", user,
+                                 source.size(), ":", source, cluster_name);
+  const uint64_t second = static_cast<uint64_t>(ToSeconds(w.now()));  // as the clock writes it
+  if (const ViewCache::Entry* hit = cache.FindMemo(key, second)) return *hit;
   ViewCache::Entry& e = cache.PutMemo(key, second);
-  e.parts = {ViewCache::Share(std::move(head)), ViewCache::Share(std::move(clock)),
-             ViewCache::Share(std::move(head_escaped)), ViewCache::Share(std::move(clock_escaped))};
+  e.parts = RenderHead(call, out, w, cluster_name, /*escaped=*/true);
   return e;
 }
 
@@ -191,22 +201,7 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
                      out.last_times == w.now();
   const ViewCache::Entry* head = plain ? &PlainHead(cache, call, out, w, cluster_name) : nullptr;
   if (head == nullptr) {
-    std::string bytes;
-    WriteHead(bytes, call, out, cluster_name);
-    std::string clock;
-    {
-      JsonWriter jw(clock);
-      WriteNoValTime(jw, w.now());
-    }
-    std::string bytes_escaped;
-    std::string clock_escaped;
-    if (escaped) {
-      AppendEscaped(bytes_escaped, bytes);
-      AppendEscaped(clock_escaped, clock);
-    }
-    fresh.parts = {ViewCache::Share(std::move(bytes)), ViewCache::Share(std::move(clock)),
-                   ViewCache::Share(std::move(bytes_escaped)),
-                   ViewCache::Share(std::move(clock_escaped))};
+    fresh.parts = RenderHead(call, out, w, cluster_name, escaped);
     head = &fresh;
   }
   body.AppendShared(head->parts[0]);

@@ -345,7 +345,8 @@ TEST_F(ViewCacheTest, ListHeadsAreTheirRequestersOwnAndFollowTheClock) {
     last_second = second;
   }
   // A list with a warning (nothing changed since update_time) is not the plain head.
-  std::string unchanged = Both("GET", "/slurm/v0.0.42/jobs?update_time=99999999999", kSlurm, "", true);
+  std::string unchanged =
+      Both("GET", "/slurm/v0.0.42/jobs?update_time=99999999999", kSlurm, "", true);
   EXPECT_FALSE(json::parse(unchanged.substr(4))["warnings"].empty()) << unchanged;
   Both("GET", "/slurm/v0.0.42/jobs", kSlurm, "", true);
 }

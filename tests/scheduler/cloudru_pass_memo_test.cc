@@ -135,8 +135,8 @@ TEST(CloudRuPassMemo, SurvivesSlurmSubmits) {
     w.RunSchedulingPass();
     EXPECT_TRUE(w.CloudRuPassMemoHolds(region)) << i;
   }
-  const std::string name = w.FindJob(MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1,
-                                                              "medium")))->name;
+  const std::string name =
+      w.FindJob(MustSubmit(w, CloudRuJob(kWsA, "a100.1gpu.8C.243G", 1, "medium")))->name;
   w.RunSchedulingPass();
   ASSERT_TRUE(w.StopCloudRuJob(kWsA, name).ok());
   EXPECT_FALSE(w.CloudRuPassMemoHolds(region));
