@@ -4,6 +4,9 @@
 #ifndef SCHEDEMU_API_CLOUDRU_HANDLERS_H_
 #define SCHEDEMU_API_CLOUDRU_HANDLERS_H_
 
+#include <utility>
+#include <variant>
+
 #include "api/cloudru/common.h"
 #include "api/emulator.h"
 #include "api/http.h"
@@ -16,19 +19,26 @@ HttpResponse ServiceAuth(Emulator& emu, const HttpRequest& request);
 // The signature of every handler that runs after Authenticate().
 using AuthedHandler = HttpResponse(Emulator& emu, const HttpRequest& request, const Caller& caller);
 
-// A read whose authentication and answer share one world lock: run inside Emulator::ReadWorld,
-// after AuthenticateIn, with the world the caller was authenticated against.
-using AuthedReadHandler = HttpResponse(Emulator& emu, const World& world,
-                                       const HttpRequest& request, const Caller& caller);
+// A cached read: the whole request, its authentication and its answer under one world lock
+// (routes.cc runs it while the view cache is on; the route's AuthedHandler gives the same answer
+// through Authenticate and locks of its own otherwise).
+using CachedReadHandler = HttpResponse(Emulator& emu, const HttpRequest& request);
+
+// fn(const World&, const Caller&) under one Emulator::ReadWorld, after AuthenticateIn against
+// that world; the authentication's error answer when it fails.
+template <typename F>
+HttpResponse ReadAuthenticated(Emulator& emu, const HttpRequest& request, F&& fn) {
+  return emu.ReadWorld([&](const World& w) -> HttpResponse {
+    std::variant<Caller, HttpResponse> auth = AuthenticateIn(w, request);
+    if (auto* error = std::get_if<HttpResponse>(&auth)) return std::move(*error);
+    return fn(w, std::get<Caller>(auth));
+  });
+}
 
 // jobs.cc
-// GET jobs/{job_name} from the cached view, under the lock (only while the view cache is on;
-// GetJobStatus is the same answer through Authenticate and a lock of its own).
-AuthedReadHandler GetCachedJobStatus;
-// GET jobs from the cached items: its query read outside the lock, then its authentication and
-// answer under one world lock (only while the view cache is on; ListJobs is the same answer
-// through Authenticate and a lock of its own).
-HttpResponse ListCachedJobs(Emulator& emu, const HttpRequest& request);
+// GET jobs/{job_name} from the cached view; GET jobs from the cached items, its query read
+// before the lock (its errors answered after the authentication's, as ListJobs does).
+CachedReadHandler GetCachedJobStatus, ListCachedJobs;
 AuthedHandler RunJob, ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
     GetJobPreemptors, GetElasticJobPods;
 

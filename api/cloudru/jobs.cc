@@ -5,7 +5,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -543,11 +542,9 @@ HttpResponse ListJobs(Emulator& emu, const HttpRequest& request, const Caller& c
 HttpResponse ListCachedJobs(Emulator& emu, const HttpRequest& request) {
   Issues issues;
   std::optional<ListQuery> q = ReadListQuery(request, issues);  // outside the lock
-  return emu.ReadWorld([&](const World& w) -> HttpResponse {
-    std::variant<Caller, HttpResponse> auth = AuthenticateIn(w, request);
-    if (auto* error = std::get_if<HttpResponse>(&auth)) return std::move(*error);
+  return ReadAuthenticated(emu, request, [&](const World& w, const Caller& caller) {
     if (!q) return issues.Response();  // after the authentication's errors, as ListJobs
-    return CachedList(emu, w, request, std::get<Caller>(auth), *q);
+    return CachedList(emu, w, request, caller, *q);
   });
 }
 
@@ -560,10 +557,11 @@ HttpResponse GetJobStatus(Emulator& emu, const HttpRequest& request, const Calle
       [&](World&, const Job& job) -> Json { return JobStatusJson(job); }, &JobNotFoundStatusBody);
 }
 
-HttpResponse GetCachedJobStatus(Emulator& emu, const World& world, const HttpRequest& request,
-                                const Caller& caller) {
+HttpResponse GetCachedJobStatus(Emulator& emu, const HttpRequest& request) {
   std::string name(request.Param("job_name"));
-  return CachedJobStatusAnswer(CachedJobStatusBytes(emu, world, caller, name), name, request);
+  return ReadAuthenticated(emu, request, [&](const World& w, const Caller& caller) {
+    return CachedJobStatusAnswer(CachedJobStatusBytes(emu, w, caller, name), name, request);
+  });
 }
 
 HttpResponse DeleteJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {

@@ -40,20 +40,14 @@ Handler Authed(Emulator& emu, cloudru::AuthedHandler* fn) {
   };
 }
 
-// `fn` with its authentication under one world lock while the view cache is on (the cached
-// reads need nothing else), else `fallback` (Authed: its own locks).
-Handler AuthedRead(Emulator& emu, cloudru::AuthedReadHandler* fn,
+// `read` (its authentication and answer under one world lock) while the view cache is on (the
+// cached reads need nothing else), else `fallback` (Authed: its own locks).
+Handler CachedRead(Emulator& emu, cloudru::CachedReadHandler* read,
                    cloudru::AuthedHandler* fallback) {
   Handler slow = Authed(emu, fallback);
-  return [&emu, fn, slow](const HttpRequest& request) {
+  return [&emu, read, slow](const HttpRequest& request) {
     if (!emu.views().enabled()) return slow(request);
-    return Guarded(emu, [&]() -> HttpResponse {
-      return emu.ReadWorld([&](const World& w) -> HttpResponse {
-        std::variant<Caller, HttpResponse> auth = cloudru::AuthenticateIn(w, request);
-        if (auto* error = std::get_if<HttpResponse>(&auth)) return std::move(*error);
-        return fn(emu, w, request, std::get<Caller>(auth));
-      });
-    });
+    return Guarded(emu, [&] { return read(emu, request); });
   };
 }
 
@@ -62,27 +56,15 @@ struct AuthedRoute {
   const char* pattern;
   cloudru::AuthedHandler* handler;
   const char* name;
-  // The same answer with its authentication under one world lock (AuthedRead), or nullptr.
-  cloudru::AuthedReadHandler* read = nullptr;
-  // The same answer by a handler that authenticates itself under its one lock, or nullptr.
-  HttpResponse (*whole)(Emulator&, const HttpRequest&) = nullptr;
+  // The same answer with its authentication under one world lock (CachedRead), or nullptr.
+  cloudru::CachedReadHandler* read = nullptr;
 };
-
-// `whole` while the view cache is on, else `fallback` (Authed).
-Handler WholeRead(Emulator& emu, HttpResponse (*whole)(Emulator&, const HttpRequest&),
-                  cloudru::AuthedHandler* fallback) {
-  Handler slow = Authed(emu, fallback);
-  return [&emu, whole, slow](const HttpRequest& request) {
-    if (!emu.views().enabled()) return slow(request);
-    return Guarded(emu, [&] { return whole(emu, request); });
-  };
-}
 
 // The routes that authenticate first, in the order they are added.
 constexpr AuthedRoute kAuthedRoutes[] = {
     // Training jobs.
     {"POST", "jobs", &cloudru::RunJob, "cloudru.jobs.run"},
-    {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list", nullptr, &cloudru::ListCachedJobs},
+    {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list", &cloudru::ListCachedJobs},
     {"POST", "jobs/restart", &cloudru::RestartJob, "cloudru.jobs.restart"},
     {"GET", "jobs/elastic/{job_name}/pods", &cloudru::GetElasticJobPods,
      "cloudru.jobs.elastic_pods"},
@@ -149,10 +131,7 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
 
   for (const AuthedRoute& r : kAuthedRoutes) {
     add(r.method, r.pattern,
-        r.whole != nullptr  ? WholeRead(emu, r.whole, r.handler)
-        : r.read != nullptr ? AuthedRead(emu, r.read, r.handler)
-                            : Authed(emu, r.handler),
-        r.name);
+        r.read != nullptr ? CachedRead(emu, r.read, r.handler) : Authed(emu, r.handler), r.name);
   }
 
   g.not_found = [&emu](const HttpRequest&) { return Finish(emu, cloudru::ErrorPathNotFound()); };

@@ -196,20 +196,18 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
   const uint64_t revision = call.emu.revision();
   const bool escaped = call.req.escaped;
   BodyPieces& body = out.pieces.emplace();  // first: WriteHead then opens the "jobs" array
-  ViewCache::Entry fresh;                   // the head when it is not the memoised plain one
   const bool plain = out.errors.empty() && out.warnings.empty() && out.body.size() == 1 &&
                      out.last_times == w.now();
-  const ViewCache::Entry* head = plain ? &PlainHead(cache, call, out, w, cluster_name) : nullptr;
-  if (head == nullptr) {
-    fresh.parts = RenderHead(call, out, w, cluster_name, escaped);
-    head = &fresh;
-  }
-  body.AppendShared(head->parts[0]);
-  const int32_t clock = body.Keep(head->parts[1]);
+  std::array<BodyPieces::Shared, 4> fresh;  // the head when it is not the memoised plain one
+  const std::array<BodyPieces::Shared, 4>& head =
+      plain ? PlainHead(cache, call, out, w, cluster_name).parts
+            : (fresh = RenderHead(call, out, w, cluster_name, escaped));
+  body.AppendShared(head[0]);
+  const int32_t clock = body.Keep(head[1]);
   int32_t clock_escaped = 0;
   if (escaped) {
-    out.escaped.AppendShared(head->parts[2]);
-    clock_escaped = out.escaped.Keep(head->parts[3]);
+    out.escaped.AppendShared(head[2]);
+    clock_escaped = out.escaped.Keep(head[3]);
   }
   for (size_t i = 0; i < live.size(); ++i) {
     if (i > 0) {
