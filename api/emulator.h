@@ -76,6 +76,45 @@ class Emulator {
     SyncLocked();
     return std::forward<F>(f)(std::as_const(*world_));
   }
+  // The world under the lock for a request that reads before it knows whether it writes (a
+  // submit: its authentication, then the submit itself): one lock round trip where ReadWorld
+  // then WithWorld would take two. Read() leaves the revision as ReadWorld does; the first
+  // Write() marks the world written as WithWorld does (the revision changes before and after).
+  class WorldAccess {
+   public:
+    const World& Read() const { return *emu_.world_; }
+    World& Write() {
+      if (!wrote_) {
+        wrote_ = true;
+        ++emu_.revision_;
+      }
+      return *emu_.world_;
+    }
+    bool wrote() const { return wrote_; }
+
+   private:
+    friend class Emulator;
+    explicit WorldAccess(Emulator& emu) : emu_(emu) {}
+    Emulator& emu_;
+    bool wrote_ = false;
+  };
+  // Runs f(WorldAccess&) under the lock, after syncing the world to the clock.
+  template <typename F>
+  auto AccessWorld(F&& f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    SyncLocked();
+    WorldAccess access(*this);
+    struct Bump {
+      Emulator& e;
+      const WorldAccess& a;
+      ~Bump() {
+        if (!a.wrote()) return;
+        ++e.revision_;
+        e.written_ = true;
+      }
+    } bump{*this, access};
+    return std::forward<F>(f)(access);
+  }
   // Under the lock (inside WithWorld / ReadWorld): the world's revision, different after
   // anything that may have changed it (a WithWorld call, a timer or a scheduling pass the sync
   // ran, a new world), and the serialised views cached for it (api/view_cache.h).

@@ -99,6 +99,28 @@ SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request) {
   return path_known ? Text(405, kTextMethodNotDefined, false) : UnknownUrl();
 }
 
+const SlurmRoute* RouteServedUnderHeldLock(const SlurmRequest& request) {
+  std::optional<Target> target = ParseTarget(request.target);
+  if (!target) return nullptr;
+  std::vector<std::string_view> segs;
+  for (std::string_view s : Router::Segments(target->path)) {
+    if (s == "." || s == "..") return nullptr;  // slurmrestd's own reading: the long way
+    segs.push_back(s);
+  }
+  if (segs.size() < 3 || segs[0] != "slurm" || ParseVersion(segs[1]) == 0) return nullptr;
+  const std::span<const SlurmRoute> routes = SlurmRoutes();
+  for (size_t i = 0; i < routes.size(); ++i) {
+    StringMap params;
+    if (!Router::Matches(RoutePatterns()[i], segs, &params)) continue;
+    if (routes[i].method != request.method) continue;
+    const std::string_view name = routes[i].name;
+    return name == "slurm.job.submit" || name == "slurm.job.get" || name == "slurm.jobs.get"
+               ? &routes[i]
+               : nullptr;
+  }
+  return nullptr;
+}
+
 SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
                                        const StringMap& params, const SlurmRequest& request) {
   // A "." or ".." the router took for a parameter: slurmrestd's own reading of the path decides.

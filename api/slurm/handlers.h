@@ -21,6 +21,8 @@
 
 namespace schedemu::api::slurm {
 
+struct ParsedSubmit;  // api/slurm/submit.h
+
 struct SlurmRequest {
   std::string method;               // "GET" | "POST" | "DELETE" | anything else -> 405 text
   std::string target;               // "/slurm/v0.0.42/job/7?signal=SIGTERM" (query optional)
@@ -43,6 +45,14 @@ struct SlurmRequest {
   // the operation reads it instead of taking the lock again. Only read-only operations that take
   // no other lock are served so.
   const World* held_world = nullptr;
+  // Set when the caller holds the emulator lock through Emulator::AccessWorld (a submit whose
+  // authentication and change share one lock, api/slurm/routes.cc and api/vertex/routes.cc):
+  // the operation changes the world through it instead of taking the lock again. held_world is
+  // then &held_access->Read(). Only operations that take no other lock are served so.
+  Emulator::WorldAccess* held_access = nullptr;
+  // The submit's body already parsed by the caller, outside the lock (ParseSubmitBody or
+  // ParseSubmitDocument of `body` / `body_json`); nullptr = the submit parses it. Not owned.
+  ParsedSubmit* parsed_submit = nullptr;
 };
 
 struct SlurmResponse {
@@ -65,6 +75,10 @@ SlurmResponse HandleSlurmRequest(Emulator& emu, const SlurmRequest& request);
 // Serves a request the server's router matched to `route`, with the path parameters it captured.
 SlurmResponse HandleRoutedSlurmRequest(Emulator& emu, const SlurmRoute& route,
                                        const StringMap& params, const SlurmRequest& request);
+// The route HandleSlurmRequest serves `request` by, when it is one of the operations that may run
+// under the caller's lock (SlurmRequest::held_access, held_world): POST job/submit, GET
+// job/{job_id}, GET jobs. nullptr for any other request (it takes the lock on its own).
+const SlurmRoute* RouteServedUnderHeldLock(const SlurmRequest& request);
 
 }  // namespace schedemu::api::slurm
 

@@ -232,9 +232,9 @@ void WriteCachedJobs(Reply& out, const Call& call, const World& w,
 // POST /slurm/v0.0.42/job/submit
 // ---------------------------------------------------------------------------------------------
 SlurmResponse SubmitJob(const Call& call) {
-  ParsedSubmit parsed = call.req.body_json != nullptr
-                            ? ParseSubmitDocument(*call.req.body_json)  // the envelope's object
-                            : ParseSubmitBody(call.req.body);           // outside the lock
+  std::optional<ParsedSubmit> own;  // unless the caller parsed it (SlurmRequest::parsed_submit)
+  ParsedSubmit& parsed = call.req.parsed_submit != nullptr ? *call.req.parsed_submit
+                                                           : own.emplace(ParseSubmit(call.req));
   if (parsed.unparsable) return Text(400, kTextUnableToParseQuery, true);
   Reply reply;
   reply.warnings = std::move(parsed.warnings);

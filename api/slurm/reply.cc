@@ -43,6 +43,39 @@ int ResolveCluster(const World& w, const std::string& name) {
   return w.FindCluster(name);
 }
 
+namespace {
+
+// `value` as nlohmann's dump(-1, ' ', false, replace) writes it: strings, integers, booleans and
+// null directly (AppendJsonString writes nlohmann's bytes, api/json_escape.h), anything else
+// (floats, objects, arrays) by dump itself. A submit's answer is three such scalars.
+void WriteValue(JsonWriter& w, const json& value) {
+  switch (value.type()) {
+    case json::value_t::string:
+      w.String(value.get_ref<const std::string&>());
+      return;
+    case json::value_t::number_integer:
+      w.Int(value.get<int64_t>());
+      return;
+    case json::value_t::number_unsigned:
+      if (value.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+        w.Int(static_cast<int64_t>(value.get<uint64_t>()));
+        return;
+      }
+      break;
+    case json::value_t::boolean:
+      w.Bool(value.get<bool>());
+      return;
+    case json::value_t::null:
+      w.Raw("null");
+      return;
+    default:
+      break;
+  }
+  w.Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+}  // namespace
+
 void WriteHead(std::string& out, const Call& call, const Reply& reply,
                const std::string& cluster_name) {
   JsonWriter w(out);
@@ -56,7 +89,7 @@ void WriteHead(std::string& out, const Call& call, const Reply& reply,
   for (const auto& [key, value] : reply.body.items()) {
     if (times_due && key > std::string_view("last_update")) write_times();
     if ((reply.raw_jobs || reply.pieces) && key == "jobs") continue;
-    w.Key(key).Raw(value.dump(-1, ' ', false, json::error_handler_t::replace));
+    WriteValue(w.Key(key), value);
   }
   if (times_due) write_times();
   WriteMeta(w.Key("meta"), {call.slurmdb, call.req.user, call.req.client_source, cluster_name},

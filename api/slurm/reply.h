@@ -67,8 +67,9 @@ int ResolveCluster(const World& w, const std::string& name);
 // Cluster not configured: slurmrestd cannot reach a controller.
 SlurmResponse NoController(const Call& call);
 
-// Runs fn(World&, cluster index, Reply&) under the lock for the request's cluster and finishes
-// the reply; slurmctld's "unable to contact" answer when the cluster is unknown.
+// Runs fn(World&, cluster index, Reply&) under the lock for the request's cluster (or through
+// SlurmRequest::held_access when the caller holds it) and finishes the reply; slurmctld's
+// "unable to contact" answer when the cluster is unknown.
 // fn(const World&) on `held` when the caller already holds the emulator lock on it
 // (SlurmRequest::held_world), else under Emulator::ReadWorld.
 template <typename F>
@@ -84,7 +85,7 @@ template <typename F>
 SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
   std::string cluster_name;
   bool no_cluster = false;
-  call.emu.WithWorld([&](World& w) {
+  auto run = [&](World& w) {
     int ci = ResolveCluster(w, call.req.cluster);
     if (ci < 0) {
       no_cluster = true;
@@ -92,7 +93,12 @@ SlurmResponse OnCluster(const Call& call, Reply reply, F&& fn) {
     }
     cluster_name = w.clusters()[ci].config.slurm_cluster_name;
     fn(w, ci, reply);
-  });
+  };
+  if (call.req.held_access != nullptr) {
+    run(call.req.held_access->Write());  // the caller holds the lock (SlurmRequest::held_access)
+  } else {
+    call.emu.WithWorld(run);
+  }
   if (no_cluster) return NoController(call);
   return Finish(call, std::move(reply), cluster_name);
 }

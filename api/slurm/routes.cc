@@ -17,6 +17,7 @@
 #include "api/slurm/handlers.h"
 #include "api/slurm/operations.h"
 #include "api/slurm/rest_auth.h"
+#include "api/slurm/submit.h"
 #include "scheduler/absl_compat.h"
 
 namespace schedemu::api {
@@ -79,13 +80,20 @@ HttpResponse ToHttp(slurm::SlurmResponse r) {
   return out;
 }
 
+// What the caller of Direct already holds: the emulator lock (to read: DirectRead; to change:
+// DirectSubmit), and the body parsed before it was taken.
+struct Held {
+  const World* world = nullptr;
+  Emulator::WorldAccess* access = nullptr;
+  slurm::ParsedSubmit* parsed = nullptr;
+};
+
 // Authenticates the request (api/slurm/rest_auth.h) and serves it: by `route` when the router
 // matched one, else by slurmrestd's own reading of the path (its 404 / 405 answers). A token that
 // fails slurmctld's checks still reaches the operation, which answers its auth error.
-// `held`: the world when the caller holds the emulator lock (DirectRead).
 HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route,
-                    const World* held = nullptr) {
-  slurm::DirectAuth auth = slurm::AuthenticateDirect(emu, req, held);
+                    Held held = {}) {
+  slurm::DirectAuth auth = slurm::AuthenticateDirect(emu, req, held.world);
   if (auth.rejected) {
     HttpResponse r = TextResponse(401, std::string(slurm::kTextAuthenticationFailure));
     r.close = true;
@@ -107,7 +115,9 @@ HttpResponse Direct(Emulator& emu, const HttpRequest& req, const slurm::SlurmRou
   sreq.gathered = req.gathered;
   sreq.cluster = std::move(auth.cluster);
   sreq.client_source = absl::StrCat("[", req.remote.empty() ? "127.0.0.1" : req.remote, "](fd:9)");
-  sreq.held_world = held;
+  sreq.held_world = held.world;
+  sreq.held_access = held.access;
+  sreq.parsed_submit = held.parsed;
   if (route == nullptr) return ToHttp(slurm::HandleSlurmRequest(emu, sreq));
   return ToHttp(slurm::HandleRoutedSlurmRequest(emu, *route, req.params, sreq));
 }
@@ -120,11 +130,31 @@ bool ReadsUnderOneLock(const slurm::SlurmRoute& route) {
   return route.name == "slurm.job.get" || route.name == "slurm.jobs.get";
 }
 
-HttpResponse DirectRead(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
+// A "." or ".." the router took for a parameter: slurmrestd's own reading of the path may pick
+// another operation, so the request goes the long way (Direct without a held lock).
+bool DotParameter(const HttpRequest& req) {
   for (const auto& [name, value] : req.params) {
-    if (value == "." || value == "..") return Direct(emu, req, route);
+    if (value == "." || value == "..") return true;
   }
-  return emu.ReadWorld([&](const World& w) { return Direct(emu, req, route, &w); });
+  return false;
+}
+
+HttpResponse DirectRead(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
+  if (DotParameter(req)) return Direct(emu, req, route);
+  return emu.ReadWorld([&](const World& w) { return Direct(emu, req, route, {.world = &w}); });
+}
+
+// POST job/submit: the body is parsed first, without the lock; then the request's authentication
+// and the submit share one lock round trip (Emulator::AccessWorld: the world is marked written
+// only when the submit runs, not when authentication refuses it).
+HttpResponse DirectSubmit(Emulator& emu, const HttpRequest& req, const slurm::SlurmRoute* route) {
+  if (DotParameter(req)) return Direct(emu, req, route);
+  std::optional<std::string> body;
+  if (!req.body.empty()) body = req.body;
+  slurm::ParsedSubmit parsed = slurm::ParseSubmitBody(body);
+  return emu.AccessWorld([&](Emulator::WorldAccess& access) {
+    return Direct(emu, req, route, {.world = &access.Read(), .access = &access, .parsed = &parsed});
+  });
 }
 
 RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
@@ -137,6 +167,9 @@ RouteGroup DirectGroup(Emulator& emu, std::string prefix) {
     Handler handler = [&emu, &route](const HttpRequest& r) { return Direct(emu, r, &route); };
     if (ReadsUnderOneLock(route)) {
       handler = [&emu, &route](const HttpRequest& r) { return DirectRead(emu, r, &route); };
+    }
+    if (route.name == "slurm.job.submit") {
+      handler = [&emu, &route](const HttpRequest& r) { return DirectSubmit(emu, r, &route); };
     }
     g.routes.push_back({std::string(route.method), std::string(route.pattern), std::move(handler),
                         std::string(route.name)});

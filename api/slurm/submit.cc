@@ -603,6 +603,11 @@ ParsedSubmit ParseSubmitDocument(const json& root) {
   return out;
 }
 
+ParsedSubmit ParseSubmit(const SlurmRequest& request) {
+  return request.body_json != nullptr ? ParseSubmitDocument(*request.body_json)
+                                      : ParseSubmitBody(request.body);
+}
+
 namespace {
 
 void ParseSubmitRoot(const json& root, ParsedSubmit* result) {

@@ -12,6 +12,7 @@
 
 #include "api/json_limits.h"
 #include "api/slurm/errors.h"
+#include "api/slurm/handlers.h"
 #include "api/slurm/job_spec.h"
 #include "scheduler/world.h"
 
@@ -43,6 +44,9 @@ ParsedSubmit ParseSubmitBody(const std::optional<std::string>& body);
 // The same for a body already parsed (the Vertex envelope's `body` object): the answer
 // ParseSubmitBody(root.dump()) gives, without writing and parsing the text again.
 ParsedSubmit ParseSubmitDocument(const nlohmann::json& root);
+// The request's body as the submit reads it: its parsed object (SlurmRequest::body_json, the
+// Vertex envelope's) or its text. Takes no lock: callers parse before they take it.
+ParsedSubmit ParseSubmit(const SlurmRequest& request);
 
 // Max nesting depth of JSON text (brackets outside strings); used to refuse pathological bodies
 // before handing them to the parser.

@@ -67,11 +67,11 @@ bool InLiveView(const World& world, const Job& job);
 // representative of the tasks still folded under the array job id (scheduler/job_arrays.cc).
 bool IsArrayRecord(const World& world, const Job& job);
 
-struct MetaInfo {
+struct MetaInfo {  // views of the request's strings, written at once
   bool slurmdb = false;
-  std::string user;
-  std::string client_source;
-  std::string cluster_name;
+  std::string_view user;
+  std::string_view client_source;
+  std::string_view cluster_name;
 };
 // The response "meta" of data_parser `version` (42, 43, 44).
 void WriteMeta(JsonWriter& w, const MetaInfo& info, int version);

@@ -36,6 +36,8 @@
 #include "api/principals.h"
 #include "api/router.h"
 #include "api/slurm/handlers.h"
+#include "api/slurm/routes.h"
+#include "api/slurm/submit.h"
 #include "api/vertex/errors.h"
 #include "scheduler/absl_compat.h"
 
@@ -107,41 +109,113 @@ HttpResponse EnvelopeAnswer(const slurm::SlurmResponse& sres, VertexAnswerForm f
   return JsonResponse(200, std::move(out));
 }
 
-HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
-  if (req.body.size() > emu.options().vertex_max_request_bytes) {
-    return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
-  }
-  std::optional<std::string_view> bearer = BearerToken(req.Header("authorization"));
-  if (!bearer) return vertex::ErrorMissingCredentials();
-  const std::string bearer_digest = PresentedDigest(req, kAuthorization, *bearer);
-  const std::string resource = ClusterResource(req);
-  const std::string project(req.Param("project"));
+// The envelope read from the request's body: the Slurm request it carries, or the answer to a
+// malformed envelope. Read without the lock; its errors answer only after the caller's.
+struct Envelope {
+  std::optional<HttpResponse> error;
+  json doc;            // owns what `body_json` points into
+  std::string method;  // "GET", "POST" or "DELETE"
+  std::string path;
+  std::optional<std::string> body;
+  const json* body_json = nullptr;  // the parsed `body` object, handed on with its text
+};
 
-  enum class Access { kOk, kBadToken, kNoProject, kDenied, kNoCluster };
-  Access access = Access::kOk;
-  std::string linux_user;
-  emu.ReadWorld([&](const World& w) {
-    ResolvedPrincipal p = ResolveBearerToken(w, bearer_digest);
-    if (p.check != TokenCheck::kOk) {
-      access = Access::kBadToken;
+void ReadEnvelope(const HttpRequest& req, Envelope& e) {
+  if (JsonDepth(req.body) > kMaxJsonDepth + 2) {
+    e.error = vertex::ErrorInvalidJsonPayload("Nesting too deep.");
+    return;
+  }
+  json& env = e.doc = ParseJsonOrDiscarded(req.body);
+  if (env.is_discarded()) {
+    e.error = vertex::ErrorInvalidJsonPayload("Unexpected token.");
+    return;
+  }
+  if (!env.is_object()) {
+    e.error = vertex::ErrorInvalidJsonPayload(
+        absl::StrCat("Unknown name \"\": Root element must be a message."));
+    return;
+  }
+  for (auto it = env.begin(); it != env.end(); ++it) {
+    if (it.key() != "method" && it.key() != "path" && it.key() != "body") {
+      e.error = vertex::ErrorUnknownEnvelopeField(it.key());
       return;
     }
-    bool project_known = false;
-    for (const SlurmClusterConfig& c : w.config().clusters) project_known |= c.project == project;
-    for (const PrincipalConfig& pc : w.config().principals) {
-      for (const std::string& pr : pc.projects) project_known |= pr == project;
+  }
+  if (auto it = env.find("method"); it != env.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      e.error = vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
+      return;
     }
-    bool allowed = false;
-    for (const std::string& pr : p.principal->projects) allowed |= pr == project;
-    if (!project_known) {
-      access = Access::kNoProject;
-    } else if (!allowed) {
-      access = Access::kDenied;
-    } else if (w.FindCluster(resource) < 0) {
-      access = Access::kNoCluster;
+    const std::string m = it->get<std::string>();
+    static const std::set<std::string> kKnownEnum = {
+        "HTTP_METHOD_UNSPECIFIED", "HTTP_METHOD_GET",    "HTTP_METHOD_POST",
+        "HTTP_METHOD_PUT",         "HTTP_METHOD_DELETE", "HTTP_METHOD_PATCH"};
+    if (kKnownEnum.count(m) == 0) {
+      e.error = vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
+      return;
     }
-    linux_user = p.principal->linux_user;
-  });
+    if (m == "HTTP_METHOD_GET") e.method = "GET";
+    if (m == "HTTP_METHOD_POST") e.method = "POST";
+    if (m == "HTTP_METHOD_DELETE") e.method = "DELETE";
+  }
+  if (e.method.empty()) {
+    e.error = vertex::ErrorMethodRequired();
+    return;
+  }
+  if (auto it = env.find("path"); it != env.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      e.error = vertex::ErrorInvalidFieldValue("path", kStringTypeUrl, it->dump());
+      return;
+    }
+    e.path = it->get<std::string>();
+  }
+  if (e.path.empty()) {
+    e.error = vertex::ErrorPathRequired();
+    return;
+  }
+  if (auto it = env.find("body"); it != env.end() && !it->is_null()) {
+    if (it->is_object()) {
+      e.body = it->dump();
+      e.body_json = &*it;
+    } else if (it->is_string()) {
+      e.body = it->get<std::string>();  // emulator extension: raw text handed to slurmrestd
+    } else {
+      e.error = vertex::ErrorInvalidFieldValue("body", kStructTypeUrl, it->dump());
+      return;
+    }
+  }
+  if (e.body && e.method != "POST") {
+    e.error = vertex::ErrorBodyNotAllowed(env["method"].get<std::string>());
+  } else if (!e.body && e.method == "POST") {
+    e.error = vertex::ErrorBodyRequired();
+  } else if (!absl::StartsWith(e.path, "/slurm/") && !absl::StartsWith(e.path, "/slurmdb/")) {
+    e.error = vertex::ErrorPathNotServed(env["method"].get<std::string>(), e.path);
+  }
+}
+
+enum class Access { kOk, kBadToken, kNoProject, kDenied, kNoCluster };
+
+// The bearer token's principal and its access to the project and cluster; `linux_user` the user
+// the Slurm request then acts as.
+Access CheckAccess(const World& w, const std::string& bearer_digest, const std::string& project,
+                   const std::string& resource, std::string& linux_user) {
+  ResolvedPrincipal p = ResolveBearerToken(w, bearer_digest);
+  if (p.check != TokenCheck::kOk) return Access::kBadToken;
+  bool project_known = false;
+  for (const SlurmClusterConfig& c : w.config().clusters) project_known |= c.project == project;
+  for (const PrincipalConfig& pc : w.config().principals) {
+    for (const std::string& pr : pc.projects) project_known |= pr == project;
+  }
+  bool allowed = false;
+  for (const std::string& pr : p.principal->projects) allowed |= pr == project;
+  linux_user = p.principal->linux_user;
+  if (!project_known) return Access::kNoProject;
+  if (!allowed) return Access::kDenied;
+  if (w.FindCluster(resource) < 0) return Access::kNoCluster;
+  return Access::kOk;
+}
+
+std::optional<HttpResponse> AccessError(Access access, const std::string& resource) {
   switch (access) {
     case Access::kBadToken:
       return vertex::ErrorInvalidCredentials();
@@ -153,76 +227,60 @@ HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
     case Access::kOk:
       break;
   }
+  return std::nullopt;
+}
 
-  // The envelope itself.
-  if (JsonDepth(req.body) > kMaxJsonDepth + 2) {
-    return vertex::ErrorInvalidJsonPayload("Nesting too deep.");
+// The checks run in order — size, bearer token, project access / cluster, envelope, then
+// slurmrestd — but the envelope is read before the lock is taken, and its errors answer only
+// when the access checks pass. A submit or a GET job(s) (slurm::RouteOf) then runs under the
+// same lock as the access check (SlurmRequest::held_access / held_world), a submit's body parsed
+// before it; any other operation takes the lock again on its own.
+HttpResponse CallSlurmRestApi(Emulator& emu, const HttpRequest& req) {
+  if (req.body.size() > emu.options().vertex_max_request_bytes) {
+    return vertex::ErrorRequestTooLarge(emu.options().vertex_max_request_bytes);
   }
-  json env = ParseJsonOrDiscarded(req.body);
-  if (env.is_discarded()) return vertex::ErrorInvalidJsonPayload("Unexpected token.");
-  if (!env.is_object()) {
-    return vertex::ErrorInvalidJsonPayload(
-        absl::StrCat("Unknown name \"\": Root element must be a message."));
-  }
-  for (auto it = env.begin(); it != env.end(); ++it) {
-    if (it.key() != "method" && it.key() != "path" && it.key() != "body") {
-      return vertex::ErrorUnknownEnvelopeField(it.key());
-    }
-  }
-  std::string method;
-  if (auto it = env.find("method"); it != env.end() && !it->is_null()) {
-    if (!it->is_string())
-      return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
-    const std::string m = it->get<std::string>();
-    static const std::set<std::string> kKnownEnum = {
-        "HTTP_METHOD_UNSPECIFIED", "HTTP_METHOD_GET",    "HTTP_METHOD_POST",
-        "HTTP_METHOD_PUT",         "HTTP_METHOD_DELETE", "HTTP_METHOD_PATCH"};
-    if (kKnownEnum.count(m) == 0) {
-      return vertex::ErrorInvalidFieldValue("method", kMethodTypeUrl, it->dump());
-    }
-    if (m == "HTTP_METHOD_GET") method = "GET";
-    if (m == "HTTP_METHOD_POST") method = "POST";
-    if (m == "HTTP_METHOD_DELETE") method = "DELETE";
-  }
-  if (method.empty()) return vertex::ErrorMethodRequired();
-  std::string path;
-  if (auto it = env.find("path"); it != env.end() && !it->is_null()) {
-    if (!it->is_string()) return vertex::ErrorInvalidFieldValue("path", kStringTypeUrl, it->dump());
-    path = it->get<std::string>();
-  }
-  if (path.empty()) return vertex::ErrorPathRequired();
-  std::optional<std::string> body;
-  const json* body_json = nullptr;  // the parsed object, handed on with its text
-  if (auto it = env.find("body"); it != env.end() && !it->is_null()) {
-    if (it->is_object()) {
-      body = it->dump();
-      body_json = &*it;
-    } else if (it->is_string()) {
-      body = it->get<std::string>();  // emulator extension: raw text handed to slurmrestd
-    } else {
-      return vertex::ErrorInvalidFieldValue("body", kStructTypeUrl, it->dump());
-    }
-  }
-  if (body && method != "POST")
-    return vertex::ErrorBodyNotAllowed(env["method"].get<std::string>());
-  if (!body && method == "POST") return vertex::ErrorBodyRequired();
-  if (!absl::StartsWith(path, "/slurm/") && !absl::StartsWith(path, "/slurmdb/")) {
-    return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
-  }
+  std::optional<std::string_view> bearer = BearerToken(req.Header("authorization"));
+  if (!bearer) return vertex::ErrorMissingCredentials();
+  const std::string bearer_digest = PresentedDigest(req, kAuthorization, *bearer);
+  const std::string resource = ClusterResource(req);
+  const std::string project(req.Param("project"));
 
+  Envelope env;
+  ReadEnvelope(req, env);
   slurm::SlurmRequest sreq;
-  sreq.method = method;
-  sreq.target = path;
-  sreq.body = std::move(body);
-  sreq.body_json = body_json;
-  sreq.user = linux_user;
-  sreq.cluster = resource;
-  sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
-  sreq.gathered = req.gathered;
-  sreq.escaped = req.gathered && emu.options().vertex_answer != VertexAnswerForm::kStructured;
-  slurm::SlurmResponse sres = slurm::HandleSlurmRequest(emu, sreq);
-  if (!sres.path_served) return vertex::ErrorPathNotServed(env["method"].get<std::string>(), path);
-  return EnvelopeAnswer(sres, emu.options().vertex_answer);
+  const slurm::SlurmRoute* held_route = nullptr;
+  std::optional<slurm::ParsedSubmit> parsed;
+  if (!env.error) {
+    sreq.method = env.method;
+    sreq.target = env.path;
+    sreq.body = std::move(env.body);
+    sreq.body_json = env.body_json;
+    sreq.cluster = resource;
+    sreq.client_source = "[vertex-slurm-api]:6820(fd:9)";
+    sreq.gathered = req.gathered;
+    sreq.escaped = req.gathered && emu.options().vertex_answer != VertexAnswerForm::kStructured;
+    held_route = slurm::RouteServedUnderHeldLock(sreq);
+    if (held_route != nullptr && held_route->name == "slurm.job.submit") {
+      sreq.parsed_submit = &parsed.emplace(slurm::ParseSubmit(sreq));
+    }
+  }
+
+  std::optional<HttpResponse> refused;
+  std::optional<slurm::SlurmResponse> served;
+  emu.AccessWorld([&](Emulator::WorldAccess& access) {
+    refused = AccessError(CheckAccess(access.Read(), bearer_digest, project, resource, sreq.user),
+                          resource);
+    if (refused || env.error || held_route == nullptr) return;
+    sreq.held_world = &access.Read();
+    if (held_route->name == "slurm.job.submit") sreq.held_access = &access;
+    served = slurm::HandleSlurmRequest(emu, sreq);
+  });
+  if (refused) return std::move(*refused);
+  if (env.error) return std::move(*env.error);
+  if (!served) served = slurm::HandleSlurmRequest(emu, sreq);
+  const std::string& method_name = env.doc["method"].get_ref<const std::string&>();
+  if (!served->path_served) return vertex::ErrorPathNotServed(method_name, env.path);
+  return EnvelopeAnswer(*served, emu.options().vertex_answer);
 }
 
 // ---------------------------------------------------------------------------------------------
