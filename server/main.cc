@@ -26,6 +26,7 @@
 #include "api/vertex/routes.h"
 #include "server/cli.h"
 #include "server/commands.h"
+#include "server/heap_pages.h"
 #include "server/http_server.h"
 #include "server/log.h"
 #include "server/slurm_token.h"
@@ -333,6 +334,9 @@ int main(int argc, char** argv) {
   using namespace schedemu;
   if (argc < 2) return UsageError("missing command");
   std::string command = argv[1];
+  // Before anything else is read or started: `serve` may restart itself once, with glibc's heap
+  // on transparent huge pages (server/heap_pages.h).
+  if (command == "serve") RestartWithHugePageHeap(argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << MainHelp();
     return 0;
