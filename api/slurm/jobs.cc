@@ -245,7 +245,7 @@ SlurmResponse SubmitJob(const Call& call) {
   std::string spec_text = parsed.spec.Encode();
   return OnCluster(call, std::move(reply), [&](World& w, int ci, Reply& out) {
     const SlurmCluster& cluster = w.clusters()[ci];
-    JobRequest q = parsed.request;
+    JobRequest q = std::move(parsed.request);  // run once: the request is ours to take
     // Partition first (slurmctld _get_job_parts), then GRES, then the model's own checks.
     if (q.partition.empty()) {
       bool has_default = false;
@@ -279,7 +279,7 @@ SlurmResponse SubmitJob(const Call& call) {
     q.tenant = call.req.user;
     q.author = call.req.user;
     q.cluster = cluster.config.ResourceName();
-    q.spec = spec_text;
+    q.spec = std::move(spec_text);
     absl::StatusOr<JobId> id = w.SubmitSlurmJob(std::move(q));
     if (!id.ok()) {
       out.errors.push_back(ErrorBatchSubmissionFailed(SubmitErrorFor(id.status())));
