@@ -265,11 +265,12 @@ SCHEDEMU_IMAGE_SIZE(JobRequest, 784);
 SCHEDEMU_IMAGE_SIZE(Job, 1368);
 SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
+SCHEDEMU_IMAGE_SIZE(TimerQueue, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
 SCHEDEMU_IMAGE_SIZE(WorldIndexes, 560);  // placement_epoch: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 3944);  // cloudru_memo_ is derived: not in the image
+SCHEDEMU_IMAGE_SIZE(World, 3920);  // cloudru_memo_ is derived: not in the image
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 
@@ -286,9 +287,8 @@ struct WorldImage::Loose {
 template <class A>
 void WorldImage::Body(A& a, World& w, Loose& loose) {
   a(w.config_, w.now_, loose.mode, loose.speed, loose.rng, w.nodes_, w.allocations_, w.queues_,
-    w.regions_, w.workspaces_, w.clusters_, w.jobs_, w.tokens_, w.rules_, w.next_rule_,
-    w.timers_.set_, w.timers_.next_seq_, w.timers_.purges_, w.events_, w.events_emitted_,
-    w.counters_, w.next_job_, w.next_queue_seq_, w.dirty_, w.ix_);
+    w.regions_, w.workspaces_, w.clusters_, w.jobs_, w.tokens_, w.rules_, w.next_rule_, w.timers_,
+    w.events_, w.events_emitted_, w.counters_, w.next_job_, w.next_queue_seq_, w.dirty_, w.ix_);
 }
 
 std::string WorldImage::Encode(const World& world, bool redact_secrets) {
