@@ -1,11 +1,14 @@
-// Transparent huge pages for the heap of `schedemu serve`. The world grows by a job record per
-// submit (about 1.4 KB with its strings), so a stream of submits keeps touching new heap pages:
-// with 4 KiB pages that was 0.7 page faults per submit, 9 % of a submit's CPU on a 2-CPU VM
-// (docs/performance.md, section "Submits"). glibc backs its heaps with huge pages when asked by
-// its tunable glibc.malloc.hugetlb=1 (madvise(MADV_HUGEPAGE) on what it takes from the kernel),
-// and tunables are read only when a process starts: so `serve` re-executes itself once with the
-// tunable added to GLIBC_TUNABLES, before it reads anything else. Same process id, same
-// arguments, same descriptors.
+// Transparent huge pages for the heap of `schedemu serve` and `schedemu replay`. The world grows
+// by a job record per submit (about 1.4 KB with its strings), so a stream of submits keeps
+// touching new heap pages: with 4 KiB pages that was 0.7 page faults per submit, 9 % of a
+// submit's CPU on a 2-CPU VM (docs/performance.md, section "Submits"). A replay walks trees and
+// job records spread over a 200 MB heap (the 1M-job trace): with 4 KiB pages most of those reads
+// miss the TLB too, and the 1M replay took 14 % more CPU (docs/performance.md, section 1). glibc
+// backs its heaps with huge pages when asked by its tunable glibc.malloc.hugetlb=1
+// (madvise(MADV_HUGEPAGE) on what it takes from the kernel), and tunables are read only when a
+// process starts: so the command re-executes itself once with the tunable added to
+// GLIBC_TUNABLES, before it reads anything else. Same process id, same arguments, same
+// descriptors.
 //
 // Only when the kernel hands huge pages out on request (/sys/kernel/mm/transparent_hugepage/
 // enabled is "[madvise]"; "[always]" needs no asking, "[never]" gives none), when GLIBC_TUNABLES

@@ -334,9 +334,9 @@ int main(int argc, char** argv) {
   using namespace schedemu;
   if (argc < 2) return UsageError("missing command");
   std::string command = argv[1];
-  // Before anything else is read or started: `serve` may restart itself once, with glibc's heap
-  // on transparent huge pages (server/heap_pages.h).
-  if (command == "serve") RestartWithHugePageHeap(argv);
+  // Before anything else is read or started: `serve` and `replay` may restart themselves once,
+  // with glibc's heap on transparent huge pages (server/heap_pages.h).
+  if (command == "serve" || command == "replay") RestartWithHugePageHeap(argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << MainHelp();
     return 0;
