@@ -35,11 +35,17 @@ HttpResponse ReadAuthenticated(Emulator& emu, const HttpRequest& request, F&& fn
   });
 }
 
+// A request that authenticates itself: its authentication and its change under one world lock
+// (Emulator::AccessWorld), always (routes.cc).
+using OneLockHandler = HttpResponse(Emulator& emu, const HttpRequest& request);
+
 // jobs.cc
+// POST jobs: the body read before the lock, authentication and submit under one lock.
+OneLockHandler RunJob;
 // GET jobs/{job_name} from the cached view; GET jobs from the cached items, its query read
 // before the lock (its errors answered after the authentication's, as ListJobs does).
 CachedReadHandler GetCachedJobStatus, ListCachedJobs;
-AuthedHandler RunJob, ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
+AuthedHandler ListJobs, GetJobStatus, DeleteJob, RestartJob, GetJobNodes, GetJobParams,
     GetJobPreemptors, GetElasticJobPods;
 
 // logs.cc

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -380,31 +381,69 @@ HttpResponse CachedJobStatus(Emulator& emu, const HttpRequest& request, const Ca
 
 }  // namespace
 
-HttpResponse RunJob(Emulator& emu, const HttpRequest& request, const Caller& caller) {
+namespace {
+
+// POST jobs' request read and checked from the request alone (before the lock): the job request
+// without its caller, or the answer to a bad body.
+struct RunJobPrepared {
+  std::optional<HttpResponse> invalid;
+  JobRequest request;
+};
+
+RunJobPrepared PrepareRunJob(const HttpRequest& request) {
+  RunJobPrepared out;
   Issues issues;
   std::optional<Json> body = ParseJsonObjectBody(request, &issues);
-  if (!body) return issues.Response();
+  if (!body) {
+    out.invalid = issues.Response();
+    return out;
+  }
   std::optional<RunJobInput> in = ValidateRunJob(*body, &issues);
-  if (!in) return issues.Response();
+  if (!in) {
+    out.invalid = issues.Response();
+    return out;
+  }
   JobRequest& req = in->request;
-  req.tenant = caller.workspace_id;
-  req.author = caller.email;
-
   absl::StatusOr<InstanceType> it = ParseInstanceType(req.instance_type);
-  if (!it.ok()) return ErrorInstanceTypeNotFound(req.instance_type, req.region);
+  if (!it.ok()) {
+    out.invalid = ErrorInstanceTypeNotFound(req.instance_type, req.region);
+    return out;
+  }
   req.gpus_per_worker = it->gpus;
   req.cpus_per_worker = it->cpus;
   if (req.workers > kMaxWorkers) {
-    return ErrorRequestTooLarge(
+    out.invalid = ErrorRequestTooLarge(
         absl::StrCat("n_workers=", req.workers, " exceeds what any allocation can ever hold"));
+    return out;
   }
   req.spec = Dump(in->params);
+  out.request = std::move(req);
+  return out;
+}
 
-  std::string instance_type = req.instance_type;
-  std::string region = req.region;
-  absl::StatusOr<NewJob> submitted = emu.WithWorld([&](World& w) -> absl::StatusOr<NewJob> {
+}  // namespace
+
+// The body is read before the lock; the authentication and the submit share one world lock
+// (Emulator::AccessWorld), the authentication's errors answered before the body's as when they
+// took a lock each.
+HttpResponse RunJob(Emulator& emu, const HttpRequest& request) {
+  RunJobPrepared prepared = PrepareRunJob(request);
+  JobRequest& req = prepared.request;
+  const std::string instance_type = req.instance_type;
+  const std::string region = req.region;
+  using Outcome = std::variant<HttpResponse, absl::StatusOr<NewJob>>;
+  Outcome outcome = emu.AccessWorld([&](Emulator::WorldAccess& access) -> Outcome {
+    std::variant<Caller, HttpResponse> auth = AuthenticateIn(access.Read(), request);
+    if (auto* error = std::get_if<HttpResponse>(&auth)) return std::move(*error);
+    if (prepared.invalid) return std::move(*prepared.invalid);
+    const Caller& caller = std::get<Caller>(auth);
+    req.tenant = caller.workspace_id;
+    req.author = caller.email;
+    World& w = access.Write();
     return NewJobOf(w, w.SubmitCloudRuJob(std::move(req)), "submitted job vanished");
   });
+  if (auto* answer = std::get_if<HttpResponse>(&outcome)) return std::move(*answer);
+  const absl::StatusOr<NewJob>& submitted = std::get<absl::StatusOr<NewJob>>(outcome);
   if (!submitted.ok()) return ErrorFromSubmit(submitted.status(), instance_type, region);
   return PendingAnswer(*submitted);
 }

@@ -58,12 +58,14 @@ struct AuthedRoute {
   const char* name;
   // The same answer with its authentication under one world lock (CachedRead), or nullptr.
   cloudru::CachedReadHandler* read = nullptr;
+  // Instead of `handler`: the whole request under one lock, authentication included.
+  cloudru::OneLockHandler* one_lock = nullptr;
 };
 
 // The routes that authenticate first, in the order they are added.
 constexpr AuthedRoute kAuthedRoutes[] = {
     // Training jobs.
-    {"POST", "jobs", &cloudru::RunJob, "cloudru.jobs.run"},
+    {"POST", "jobs", nullptr, "cloudru.jobs.run", nullptr, &cloudru::RunJob},
     {"GET", "jobs", &cloudru::ListJobs, "cloudru.jobs.list", &cloudru::ListCachedJobs},
     {"POST", "jobs/restart", &cloudru::RestartJob, "cloudru.jobs.restart"},
     {"GET", "jobs/elastic/{job_name}/pods", &cloudru::GetElasticJobPods,
@@ -130,8 +132,17 @@ std::vector<RouteGroup> CloudRuRouteGroups(Emulator& emulator) {
       "cloudru.service_auth");
 
   for (const AuthedRoute& r : kAuthedRoutes) {
-    add(r.method, r.pattern,
-        r.read != nullptr ? CachedRead(emu, r.read, r.handler) : Authed(emu, r.handler), r.name);
+    Handler h;
+    if (r.one_lock != nullptr) {
+      h = [&emu, fn = r.one_lock](const HttpRequest& request) {
+        return Guarded(emu, [&] { return fn(emu, request); });
+      };
+    } else if (r.read != nullptr) {
+      h = CachedRead(emu, r.read, r.handler);
+    } else {
+      h = Authed(emu, r.handler);
+    }
+    add(r.method, r.pattern, std::move(h), r.name);
   }
 
   g.not_found = [&emu](const HttpRequest&) { return Finish(emu, cloudru::ErrorPathNotFound()); };

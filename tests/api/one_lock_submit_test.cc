@@ -1,6 +1,7 @@
-// A submit takes the emulator lock once (Emulator::AccessWorld): the direct listener's and the
-// Vertex envelope's authentication, the submit and its answer share one lock round trip, the body
-// parsed before it (api/slurm/routes.cc, api/vertex/routes.cc). What must hold: a refused request
+// A submit takes the emulator lock once (Emulator::AccessWorld): the direct listener's, the
+// Vertex envelope's and Cloud.ru's POST jobs' authentication, the submit and its answer share one
+// lock round trip, the body parsed before it (api/slurm/routes.cc, api/vertex/routes.cc,
+// api/cloudru/jobs.cc). What must hold: a refused request
 // leaves the world's revision (and so every cached view) as it is, an accepted one changes it, the
 // answers and their order of errors are those of the two-lock path, and the lock is not taken
 // twice (the request would deadlock: std::mutex is not recursive).
@@ -117,6 +118,60 @@ TEST_F(OneLockSubmitTest, DirectSubmitChangesTheWorldOnceAuthenticated) {
   EXPECT_EQ(bad.body, "Unable to parse query.");
   EXPECT_EQ(Ask("POST", "/slurm/v0.0.42/job/submit", {}, "{not json").status, 401);
   EXPECT_EQ(Jobs(), jobs0 + 1);
+}
+
+TEST_F(OneLockSubmitTest, CloudRuSubmitAuthenticatesAndSubmitsUnderOneLock) {
+  HttpResponse auth =
+      Ask("POST", "/public/v2/service_auth", {{"content-type", "application/json"}},
+          json{{"client_id", "demo-client"}, {"client_secret", "demo-secret"}}.dump());
+  ASSERT_EQ(auth.status, 200) << auth.body;
+  const std::string token = json::parse(auth.body)["token"]["access_token"];
+  const std::map<std::string, std::string> good = {
+      {"authorization", token},
+      {"x-api-key", "demo-api-key"},
+      {"x-workspace-id", "11111111-1111-4111-8111-111111111111"},
+      {"content-type", "application/json"}};
+  std::map<std::string, std::string> wrong_key = good;
+  wrong_key["x-api-key"] = "not-the-key";
+  const std::string body = json{
+      {"script", "/home/jovyan/train.py"},
+      {"base_image", "cr.ai.cloud.ru/aicloud-base-images/py3.11"},
+      {"instance_type", "a100.1gpu"},
+      {"region", "SR008"},
+      {"type", "pytorch2"},
+      {"n_workers", 1}}.dump();
+  const uint64_t r0 = Revision();
+  const size_t jobs0 = Jobs();
+  // Authentication answers first, whatever the body: no header, a wrong key, a bad body.
+  HttpResponse no_auth = Ask("POST", "/public/v2/jobs", {}, "{not json");
+  EXPECT_EQ(no_auth.status, 401) << no_auth.body;
+  HttpResponse bad_key = Ask("POST", "/public/v2/jobs", wrong_key, "{not json");
+  EXPECT_EQ(bad_key.status, Ask("POST", "/public/v2/jobs", wrong_key, body).status);
+  EXPECT_NE(bad_key.status, 200) << bad_key.body;
+  EXPECT_NE(bad_key.status, 400) << bad_key.body;
+  // Authenticated, a bad body: its 422 (the service's validation answer), read before the
+  // lock, answered after authentication; the world not written.
+  HttpResponse bad_body = Ask("POST", "/public/v2/jobs", good, "{not json");
+  EXPECT_EQ(bad_body.status, 422) << bad_body.body;
+  EXPECT_NE(bad_body.body.find("json_invalid"), std::string::npos) << bad_body.body;
+  EXPECT_EQ(Revision(), r0);
+  // An instance type the region does not offer: the model refuses it under the lock, no job.
+  json unknown_type = json::parse(body);
+  unknown_type["instance_type"] = "z9.3gpu";
+  HttpResponse bad_type = Ask("POST", "/public/v2/jobs", good, unknown_type.dump());
+  EXPECT_NE(bad_type.status, 200) << bad_type.body;
+  EXPECT_NE(bad_type.body.find("z9.3gpu"), std::string::npos) << bad_type.body;
+  EXPECT_EQ(Jobs(), jobs0);
+
+  HttpResponse ok = Ask("POST", "/public/v2/jobs", good, body);
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  const std::string name = json::parse(ok.body)["job_name"];
+  EXPECT_EQ(json::parse(ok.body)["status"], "Pending") << ok.body;
+  EXPECT_EQ(Jobs(), jobs0 + 1);
+  // The job is the caller's: its workspace reads it back.
+  HttpResponse read = Ask("GET", "/public/v2/jobs/" + name, good, "");
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(json::parse(read.body)["job_name"], name);
 }
 
 TEST_F(OneLockSubmitTest, VertexSubmitAndReadUnderOneLock) {
