@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -54,7 +55,9 @@ void JobIndexes::OnEnterRunning(World& w, const Job& j) {
   if (d < 0) return;
   if (VictimEligible(w, j)) {
     auto [it, added] = w.ix_.victims_by_rank[d].insert({j.priority_rank, -j.running_at, j.id});
+    if (!added) ErasePrio(w, d, VictimFacts(w, *it));
     FillVictim(j, *it);
+    InsertPrio(w, d, *it);
   }
   if (j.expected_end != kNever) w.ix_.releases[d].insert({j.expected_end, j.id});
 }
@@ -63,7 +66,12 @@ void JobIndexes::OnLeaveRunning(World& w, const Job& j) {
   w.ix_.placement_epoch.Bump();
   int d = Domain(w, j);
   if (d < 0) return;
-  w.ix_.victims_by_rank[d].erase({j.priority_rank, -j.running_at, j.id});
+  auto& victims = w.ix_.victims_by_rank[d];
+  auto it = victims.find({j.priority_rank, -j.running_at, j.id});
+  if (it != victims.end()) {
+    ErasePrio(w, d, VictimFacts(w, *it));
+    victims.erase(it);
+  }
   w.ix_.releases[d].erase({j.expected_end, j.id});
 }
 
@@ -71,7 +79,36 @@ void JobIndexes::OnPlacementChanged(World& w, const Job& j) {
   const int d = Domain(w, j);
   if (d < 0) return;
   auto it = w.ix_.victims_by_rank[d].find({j.priority_rank, -j.running_at, j.id});
-  if (it != w.ix_.victims_by_rank[d].end()) FillVictim(j, *it);
+  if (it == w.ix_.victims_by_rank[d].end()) return;
+  ErasePrio(w, d, VictimFacts(w, *it));  // the facts it was filed under
+  FillVictim(j, *it);
+  InsertPrio(w, d, *it);
+}
+
+bool JobIndexes::SlurmDomain(const World& w, int d) {
+  return d >= static_cast<int>(w.regions_.size());
+}
+
+void JobIndexes::InsertPrio(World& w, int d, const VictimKey& e) {
+  if (!SlurmDomain(w, d)) return;
+  assert(e.filled);
+  auto& prio = w.ix_.victims_by_prio;
+  if (prio.size() <= static_cast<size_t>(d)) prio.resize(d + 1);
+  prio[d].insert({e.rank, e.nodes, e.slurm_id, e.neg_start, e.id, e.workers});
+}
+
+void JobIndexes::ErasePrio(World& w, int d, const VictimKey& e) {
+  if (!SlurmDomain(w, d) || w.ix_.victims_by_prio.size() <= static_cast<size_t>(d)) return;
+  w.ix_.victims_by_prio[d].erase({e.rank, e.nodes, e.slurm_id, e.neg_start, e.id, {}});
+}
+
+void JobIndexes::RebuildVictimOrder(World& w) {
+  w.ix_.victims_by_prio.clear();
+  for (size_t d = 0; d < w.ix_.victims_by_rank.size(); ++d) {
+    for (const VictimKey& e : w.ix_.victims_by_rank[d]) {
+      InsertPrio(w, static_cast<int>(d), VictimFacts(w, e));
+    }
+  }
 }
 
 const VictimKey& JobIndexes::VictimFacts(const World& w, const VictimKey& e) {

@@ -104,6 +104,29 @@ struct VictimKey {
     return id < o.id;
   }
 };
+// A running preemptible Slurm job in its cluster's victims_by_prio: the order of slurmctld's
+// preemptee candidates under preempt/partition_prio (`_sort_by_prio`: PriorityTier, then node
+// count, then job id; among equals the order of victims_by_rank), so that a preemption plan
+// takes candidates from the front and stops when it has enough (preemption.cc) instead of
+// sorting every running spot job of the cluster. The workers are a copy of the VictimKey's
+// (Placement::TouchesPools reads them). Derived: not in the world image, rebuilt after a decode
+// (JobIndexes::RebuildVictimOrder).
+struct VictimPrioKey {
+  int rank = 0;
+  int nodes = 0;
+  int64_t slurm_id = 0;
+  TimeMs neg_start = 0;
+  JobId id = kNoJob;
+  absl::InlinedVector<VictimKey::Worker, 2> workers{};
+  bool operator<(const VictimPrioKey& o) const {
+    if (rank != o.rank) return rank < o.rank;
+    if (nodes != o.nodes) return nodes < o.nodes;
+    if (slurm_id != o.slurm_id) return slurm_id < o.slurm_id;
+    if (neg_start != o.neg_start) return neg_start < o.neg_start;
+    return id < o.id;
+  }
+};
+
 // World image fields (scheduler/image_io.h): the key only, as the tuple it replaced wrote it.
 template <class A>
 void Fields(A& a, VictimKey& x) {
@@ -140,6 +163,9 @@ struct WorldIndexes {
   // with the facts a preemption plan reads (VictimKey), and running/completing jobs by the time
   // they release their resources.
   std::vector<std::set<VictimKey>> victims_by_rank;
+  // Per domain (sized on first use; only clusters' entries are filled): the Slurm entries of
+  // victims_by_rank in preemptee-candidate order (VictimPrioKey). Derived: not in the world image.
+  std::vector<std::set<VictimPrioKey>> victims_by_prio;
   std::vector<std::set<std::pair<TimeMs, JobId>>> releases;
   std::map<std::string, int64_t, std::less<>> ws_active_gpus;  // Cloud.ru gpu_limit accounting
   int64_t active_jobs = 0;      // pending, running, completing or restarting

@@ -299,7 +299,12 @@ bool Placement::TouchesPools(const World& w, const PlaceSpec& s, const Job& j) {
 }
 
 bool Placement::TouchesPools(const World& w, const PlaceSpec& s, const VictimKey& v) {
-  for (const VictimKey::Worker& wk : v.workers) {
+  return TouchesPools(w, s, v.workers);
+}
+
+bool Placement::TouchesPools(const World& w, const PlaceSpec& s,
+                             absl::Span<const VictimKey::Worker> workers) {
+  for (const VictimKey::Worker& wk : workers) {
     if ((s.gpus == 0 || wk.gpus) && InPools(w, s, wk.node)) return true;
   }
   return false;

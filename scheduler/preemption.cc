@@ -159,44 +159,68 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
     JobId id;
     int usable = 0;  // details->usable_nodes: the sort key of the re-ordering
   };
-  std::vector<Candidate> order;
   // preempt/qos (qos_preempt.cc): the preemptor's QOS names the victims' QOS, in any tier; they
   // are ordered by their QOS priority where partition_prio orders by PriorityTier.
   const bool by_qos = QosPolicy::ByQos(w, j.cluster);
-  // The candidates' facts come from their victims_by_rank entries (VictimKey): the walk reads
-  // a candidate's Job only under preempt/qos and once it is taken.
-  for (const VictimKey& key : w.ix_.victims_by_rank[d]) {
-    if (!by_qos && key.rank >= j.priority_rank) break;
-    const VictimKey& e = JobIndexes::VictimFacts(w, key);
-    assert(JobIndexes::JobAt(w, e.id).state == JobState::kRunning);  // entries are running jobs
-    assert(e.slurm_id == JobIndexes::JobAt(w, e.id).slurm_job_id);
-    assert(e.workers.size() == JobIndexes::JobAt(w, e.id).placement.size());
-    if (!Placement::TouchesPools(w, s, e)) continue;
-    int rank = e.rank;
-    if (by_qos) {
-      const Job& v = JobIndexes::JobAt(w, e.id);
-      if (!QosPolicy::MayPreempt(w, j, v)) continue;
-      rank = QosPolicy::PreemptOrder(w, v);
-    }
-    order.push_back({rank, static_cast<size_t>(e.nodes), e.slurm_id, e.id});
-  }
-  if (order.empty()) return std::nullopt;
   // preempt/partition_prio's _sort_by_prio: (PriorityTier << 16) + node count, ascending; the
   // job list order (job id) among equals. The walk below usually stops after a few of many
-  // candidates, so they are sorted as they are taken (SortedStream, in std::stable_sort's order):
-  // `head` holds the candidates taken so far, in the walk's current order, `rest` the others.
+  // candidates, so they are taken in that order as it needs them: partition_prio from the
+  // cluster's victims_by_prio (already in that order: VictimPrioKey), preempt/qos from a
+  // SortedStream (std::stable_sort's order) of the candidates its QOS may preempt, built from
+  // their victims_by_rank facts (a candidate's Job is read only to ask its QOS). `head` holds the
+  // candidates taken so far, in the walk's current order.
   struct ByPrio {
     bool operator()(const Candidate& a, const Candidate& b) const {
       return std::tie(a.rank, a.nodes, a.slurm_id) < std::tie(b.rank, b.nodes, b.slurm_id);
     }
   };
-  const int count = static_cast<int>(order.size());
+  std::optional<SortedStream<Candidate, ByPrio>> qos_stream;
+  if (by_qos) {
+    std::vector<Candidate> order;
+    for (const VictimKey& key : w.ix_.victims_by_rank[d]) {
+      const VictimKey& e = JobIndexes::VictimFacts(w, key);
+      assert(JobIndexes::JobAt(w, e.id).state == JobState::kRunning);  // entries are running jobs
+      if (!Placement::TouchesPools(w, s, e)) continue;
+      const Job& v = JobIndexes::JobAt(w, e.id);
+      if (!QosPolicy::MayPreempt(w, j, v)) continue;
+      order.push_back(
+          {QosPolicy::PreemptOrder(w, v), static_cast<size_t>(e.nodes), e.slurm_id, e.id});
+    }
+    qos_stream.emplace(std::move(order));
+  }
+  static const std::set<VictimPrioKey> kNone;
+  const std::set<VictimPrioKey>& prio =
+      static_cast<size_t>(d) < w.ix_.victims_by_prio.size() ? w.ix_.victims_by_prio[d] : kNone;
+  auto prio_it = prio.begin();
+  // The next candidate in _sort_by_prio order, or nullopt when there is none left.
+  auto next_candidate = [&]() -> std::optional<Candidate> {
+    if (qos_stream) {
+      if (qos_stream->empty()) return std::nullopt;
+      return qos_stream->Next();
+    }
+    for (; prio_it != prio.end() && prio_it->rank < j.priority_rank; ++prio_it) {
+      const VictimPrioKey& e = *prio_it;
+      assert(JobIndexes::JobAt(w, e.id).state == JobState::kRunning);
+      assert(e.slurm_id == JobIndexes::JobAt(w, e.id).slurm_job_id);
+      if (!Placement::TouchesPools(w, s, e.workers)) continue;
+      ++prio_it;
+      return Candidate{e.rank, static_cast<size_t>(e.nodes), e.slurm_id, e.id};
+    }
+    return std::nullopt;
+  };
   std::vector<Candidate> head;
-  SortedStream<Candidate, ByPrio> rest(std::move(order));
+  bool exhausted = false;
   auto have = [&](size_t k) {  // head holds candidate k of the current order
-    while (head.size() <= k && !rest.empty()) head.push_back(rest.Next());
+    while (head.size() <= k && !exhausted) {
+      if (std::optional<Candidate> c = next_candidate()) {
+        head.push_back(*c);
+      } else {
+        exhausted = true;
+      }
+    }
     return k < head.size();
   };
+  if (!have(0)) return std::nullopt;
   constexpr int kPreemptReorderCount = 1;  // SchedulerParameters preempt_reorder_count default
   for (int pass = 0;; ++pass) {
     // The shortest prefix of the order whose removal lets the job fit (at least one candidate
@@ -231,7 +255,7 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
       return static_cast<int>(on.size());
     };
     // `pass_count++ > preempt_reorder_cnt || preemptee_cand_cnt <= pass_count`: the last walk.
-    if (pass > kPreemptReorderCount || count <= pass + 1) {
+    if (pass > kPreemptReorderCount || !have(static_cast<size_t>(pass) + 1)) {
       Plan plan;
       for (JobId v : taken) {
         if (usable(v) > 0) plan.victims.push_back(v);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "scheduler/image_io.h"
+#include "scheduler/world_internal.h"
 
 namespace schedemu {
 
@@ -268,9 +269,9 @@ SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(TimerQueue, 40);
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
-SCHEDEMU_IMAGE_SIZE(WorldIndexes, 560);  // placement_epoch: derived, not listed
+SCHEDEMU_IMAGE_SIZE(WorldIndexes, 584);  // placement_epoch, victims_by_prio: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 3920);  // cloudru_memo_ is derived: not in the image
+SCHEDEMU_IMAGE_SIZE(World, 3944);  // cloudru_memo_ is derived: not in the image
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 
@@ -320,6 +321,7 @@ absl::StatusOr<World> WorldImage::Decode(std::string_view data, Clock::WallSourc
     return absl::InvalidArgumentError("a world image that does not decode");
   }
   w.jobs_.Reindex();
+  JobIndexes::RebuildVictimOrder(w);
   w.clock_ = Clock(loose.mode, w.now_, loose.speed, std::move(wall));
   if (secrets != nullptr) {
     for (size_t i = 0; i < w.clusters_.size() && i < secrets->clusters.size(); ++i) {

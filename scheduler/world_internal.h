@@ -19,6 +19,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "scheduler/model_error.h"
 #include "scheduler/world.h"
 
@@ -81,6 +82,8 @@ struct JobIndexes {
   // The entry `e` of victims_by_rank with its facts filled (reads the job the first time after a
   // world image decode).
   static const VictimKey& VictimFacts(const World& w, const VictimKey& e);
+  // victims_by_prio from victims_by_rank (after a world image decode: it is not in the image).
+  static void RebuildVictimOrder(World& w);
   // Pending sets: a job enters when it may be scheduled (marks the world dirty).
   // The job's place in its pending set (rank, priority, submit order, id): the key to find or
   // erase it by; InsertPending adds the visit flag and the shape.
@@ -100,6 +103,10 @@ struct JobIndexes {
  private:
   static bool VictimEligible(const World& w, const Job& j);
   static void FillVictim(const Job& j, const VictimKey& e);
+  // The victims_by_prio entry of a filled victims_by_rank entry of domain d.
+  static void InsertPrio(World& w, int d, const VictimKey& e);
+  static void ErasePrio(World& w, int d, const VictimKey& e);
+  static bool SlurmDomain(const World& w, int d);
   static std::set<PendingKey>* PendingSet(World& w, const Job& j);
 };
 
@@ -168,6 +175,8 @@ struct Placement {
   static bool TouchesPools(const World& w, const PlaceSpec& s, const Job& j);
   // The same for a running victim, from its victims_by_rank entry's workers (filled).
   static bool TouchesPools(const World& w, const PlaceSpec& s, const VictimKey& v);
+  static bool TouchesPools(const World& w, const PlaceSpec& s,
+                           absl::Span<const VictimKey::Worker> workers);
   static Overlay OverlayOf(const World& w, const std::vector<JobId>& victims, size_t count,
                            std::optional<size_t> skip = std::nullopt);
   static std::optional<std::vector<JobId>> FeasiblePrefix(
