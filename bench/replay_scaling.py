@@ -18,6 +18,10 @@ Environment: SCHEDEMU_BENCH_BUILD [build/bench], SCHEDEMU_BENCH_REPLAY_JOBS [100
 SCHEDEMU_BENCH_SCALING_STEPS [50000,100000,200000,400000] (the full trace is always last),
 SCHEDEMU_BENCH_CADENCE [slurm] (slurm or 0), SCHEDEMU_BENCH_REPLAY_REPEAT [3] (runs per step: the
 row is the run with the least CPU, the CPU of every run beside it).
+Beside the cost, the work each step asked of the scheduling passes (the replay report's "work":
+pending jobs examined by the Slurm pass walks, victim searches), and a least-squares fit of
+us/job on examined/job with each step's deviation from it: the replay is linear in its work when
+one line fits every step.
 Writes bench/results/replay_scaling.json and .md (replay_scaling_cadence0.* for cadence 0).
 """
 import json
@@ -39,6 +43,27 @@ STEPS = [int(x) for x in os.environ.get("SCHEDEMU_BENCH_SCALING_STEPS",
 CADENCE = os.environ.get("SCHEDEMU_BENCH_CADENCE", "slurm")
 REPEAT = max(1, int(os.environ.get("SCHEDEMU_BENCH_REPLAY_REPEAT", "3")))
 SLURM_SIM_DAYS_PER_HOUR = 17  # the Slurm simulator's published speed (simulated days / wall hour)
+
+
+def work_fit(rows):
+    """Least squares of CPU us/job on pending jobs examined per job over the steps: when the
+    replay is linear in its work, us/job = a + b x examined/job at every step (the growth of
+    us/job across the steps is then the trace's work per job, not the code)."""
+    xs = [r["visits_per_job"] for r in rows]
+    ys = [r["us_per_job"] for r in rows]
+    n = len(rows)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else 0.0
+    a = my - b * mx
+    dev = [(a + b * x) / y - 1 for x, y in zip(xs, ys)]
+    worst = max(dev, key=abs) if dev else 0.0
+    text = ("Cost per unit of work: CPU us/job = %.2f us + %.1f ns x (pending jobs examined per "
+            "job), fitted over the %d steps; the largest deviation of a step from it %+.0f %% "
+            "(examined per job %.1f -> %.1f, x%.0f, while us/job x%.2f)" % (
+                a, b * 1000, n, 100 * worst, xs[0], xs[-1], xs[-1] / xs[0] if xs[0] else 0,
+                ys[-1] / ys[0] if ys[0] else 0))
+    return {"a_us": a, "b_ns_per_visit": b * 1000, "deviations": dev, "text": text}
 
 
 def main():
@@ -83,6 +108,13 @@ def main():
                "growth_per_doubling": None, "peak_rss_kib": r["peak_rss_kib"],
                "rss_bytes_per_job": r["rss_bytes_per_job"], "utilisation": r["utilisation"],
                "preemptions": r["preemptions"], "makespan_s": r["makespan_s"],
+               # The work the trace asked of the passes (World::Work) and the CPU per unit of it:
+               # a cost per job that grows with the work per job is the trace, one that grows per
+               # unit of work is the code.
+               "scan_visits": r["work"]["scan_visits"], "scans": r["work"]["scans"],
+               "preemption_plans": r["work"]["preemption_plans"],
+               "visits_per_job": r["work"]["scan_visits"] / n,
+               "ns_per_visit": cpu / max(1, r["work"]["scan_visits"]) * 1e9,
                "sim_days_per_wall_hour": r["makespan_s"] / 86400 / (r["wall_s"]["total"] / 3600),
                "sim_days_per_cpu_hour": r["makespan_s"] / 86400 / (cpu / 3600)}
         if prev is not None:
@@ -91,11 +123,15 @@ def main():
         rows.append(row)
         prev = row
         print("%8d jobs  wall %7.2f s  CPU %7.2f s (runs %s)  %6.1f CPU us/job  x%s/doubling  RSS %6.1f MiB"
-              "  %4.0f B/job  %6.0f sim days/h  util %.1f %%  preemptions %d" % (
+              "  %4.0f B/job  %6.0f sim days/h  util %.1f %%  preemptions %d  visits/job %.1f  "
+              "CPU ns/visit %.0f  victim searches/job %.2f" % (
                   n, r["wall_s"]["total"], cpu, "/".join("%.2f" % c for c in cpus), us, "%.2f" % row["growth_per_doubling"] if row["growth_per_doubling"]
                   else " -  ", row["peak_rss_kib"] / 1024, row["rss_bytes_per_job"],
-                  row["sim_days_per_wall_hour"], 100 * row["utilisation"], row["preemptions"]),
+                  row["sim_days_per_wall_hour"], 100 * row["utilisation"], row["preemptions"],
+                  row["visits_per_job"], row["ns_per_visit"], row["preemption_plans"] / n),
               flush=True)
+    fit = work_fit(rows)
+    print(fit["text"])
     os.remove(trace)
     if CADENCE == "0":
         os.remove(scenario)
@@ -103,30 +139,32 @@ def main():
     lines = ["| jobs | wall s | CPU s (user+sys) | CPU s of the %d runs | CPU us/job | "
              "us/job growth per doubling | "
              "peak RSS MiB | B/job | simulated days per wall hour | per CPU hour | "
-             "Slurm simulator | utilisation | preemptions |" % REPEAT,
+             "Slurm simulator | utilisation | preemptions | pending jobs examined per job | "
+             "victim searches per job | CPU ns per job examined |" % REPEAT,
              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-             "| ---: |"]
+             "| ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append("| %d | %.2f | %.2f | %s | %.1f | %s | %.1f | %.0f | %.0f | %.0f | ~%d | %.1f %% "
-                     "| %d |"
+                     "| %d | %.1f | %.2f | %.0f |"
                      % (r["jobs"], r["total_s"], r["cpu_s"],
                         " / ".join("%.2f" % c for c in r["cpu_s_runs"]), r["us_per_job"],
                         "%.2f" % r["growth_per_doubling"] if r["growth_per_doubling"] else "-",
                         r["peak_rss_kib"] / 1024, r["rss_bytes_per_job"],
                         r["sim_days_per_wall_hour"], r["sim_days_per_cpu_hour"],
-                        SLURM_SIM_DAYS_PER_HOUR, 100 * r["utilisation"], r["preemptions"]))
+                        SLURM_SIM_DAYS_PER_HOUR, 100 * r["utilisation"], r["preemptions"],
+                        r["visits_per_job"], r["preemption_plans"] / r["jobs"], r["ns_per_visit"]))
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     base = "replay_scaling" if CADENCE == "slurm" else "replay_scaling_cadence0"
     with open(os.path.join(ROOT, "bench", "results", base + ".json"), "w") as f:
         json.dump({"date": date, "cadence": CADENCE, "load_average": os.getloadavg(),
-                   "rows": rows}, f, indent=1)
+                   "rows": rows, "work_fit": fit}, f, indent=1)
     with open(os.path.join(ROOT, "bench", "results", base + ".md"), "w") as f:
         f.write("Replay scaling, cadence %s, %s, load average %s\n\n" % (
                     "Slurm defaults (bf_interval 30 s, bf_resolution 60 s, time_limit_sweep 30 s)"
                     if CADENCE == "slurm" else "0 (a backfill pass per event, exact times)",
                     date, os.getloadavg()) +
-                "\n".join(lines) + "\n")
+                "\n".join(lines) + "\n\n" + fit["text"] + "\n")
     print("\n".join(lines))
 
 

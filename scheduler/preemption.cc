@@ -275,6 +275,7 @@ std::optional<PreemptionPlanner::Plan> PreemptionPlanner::PlanSlurmPreemption(co
 
 bool PreemptionPlanner::TryPreempt(World& w, Job& j) {
   for (const PlaceSpec& s : Placement::Specs(w, j)) {
+    ++w.work_.preemption_plans;
     std::optional<Plan> plan = j.request.dialect == Dialect::kSlurm ? PlanSlurmPreemption(w, j, s)
                                                                     : PlanPreemption(w, j, s);
     if (!plan) continue;

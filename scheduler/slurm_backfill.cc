@@ -147,6 +147,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
   uint64_t version = 1;
   bool blocked = false;
   int scanned = 0;
+  ++w.work_.slurm_scans;
   std::optional<Reservation> res;
   // One job's placement spec, built only when a placement is computed for it: declared once for
   // the walk (a fresh optional per visited job zeroed its 144 bytes each time).
@@ -205,6 +206,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     const PendingKey pk = *it;
     Job& j = JobIndexes::JobAt(w, pk.id);
     ++it;
+    ++w.work_.slurm_scan_visits;
     assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
     // A key without `visit` is a job with no deadline, dependencies or array task (fixed at
     // InsertPending; none of them is added while pending): its Job is not read for them.

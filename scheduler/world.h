@@ -239,6 +239,18 @@ class World {
   };
   const Counters& counters() const { return counters_; }
 
+  // ---- work tally ----
+  // What the Slurm scheduling passes did, as counts: the replay divides its CPU by them
+  // (bench/replay_scaling.py) to tell a cost per job that grows because the code does more per
+  // unit of work from one that grows because the trace asks for more work per job. Derived: not
+  // in a world image (a restored world counts from 0), copied with the world.
+  struct Work {
+    int64_t slurm_scans = 0;        // SlurmBackfill::Scan walks (main and backfill passes)
+    int64_t slurm_scan_visits = 0;  // pending jobs those walks examined
+    int64_t preemption_plans = 0;   // victim searches for a job that may preempt
+  };
+  const Work& work() const { return work_; }
+
   SeededRng& rng() { return rng_; }
 
  private:
@@ -286,6 +298,7 @@ class World {
   int64_t events_emitted_ = 0;
   Retention retention_;
   Counters counters_;
+  Work work_;  // derived: not in the image
   JobId next_job_ = 1;
   int64_t next_queue_seq_ = 1;
   bool dirty_ = false;  // a scheduling pass is due

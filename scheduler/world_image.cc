@@ -271,7 +271,7 @@ SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 72);
 SCHEDEMU_IMAGE_SIZE(WorldIndexes, 584);  // placement_epoch, victims_by_prio: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 3944);  // cloudru_memo_ is derived: not in the image
+SCHEDEMU_IMAGE_SIZE(World, 3968);  // cloudru_memo_ and work_ are derived: not in the image
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 

@@ -481,6 +481,9 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   report.events_logged = world.events_emitted();
   report.preemptions = world.counters().preemptions;
   report.requeues = world.counters().requeues;
+  report.scans = world.work().slurm_scans;
+  report.scan_visits = world.work().slurm_scan_visits;
+  report.preemption_plans = world.work().preemption_plans;
   if (first_submit != kNever && last_end > first_submit) {
     report.makespan_s = static_cast<double>(last_end - first_submit) / 1000.0;
   }
@@ -527,6 +530,8 @@ void PrintReplayTable(const ReplayReport& r, const std::string& trace_name,
   row("bounded slowdown", absl::StrFormat("mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f (tau 10 s)",
                                           r.bsld_mean, r.bsld_p50, r.bsld_p90, r.bsld_p99));
   row("preemptions", absl::StrCat(r.preemptions, " (requeues ", r.requeues, ")"));
+  row("scheduling work", absl::StrCat(r.scans, " pass walks examined ", r.scan_visits,
+                                      " pending jobs; ", r.preemption_plans, " victim searches"));
   double jobs_per_s = r.wall_total_s > 0 ? static_cast<double>(r.submitted) / r.wall_total_s : 0;
   row("wall time", absl::StrFormat("%.3f s (read %.3f s, simulate %.3f s), %.0f jobs/s",
                                    r.wall_total_s, r.wall_parse_s, r.wall_simulate_s, jobs_per_s));
@@ -564,6 +569,8 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
   j["requeues"] = r.requeues;
   j["events"] = r.events;
   j["events_logged"] = r.events_logged;
+  j["work"] = {
+      {"scans", r.scans}, {"scan_visits", r.scan_visits}, {"preemption_plans", r.preemption_plans}};
   j["wall_s"] = {
       {"total", r.wall_total_s}, {"read", r.wall_parse_s}, {"simulate", r.wall_simulate_s}};
   j["peak_rss_kib"] = r.peak_rss_kib;

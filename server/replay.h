@@ -91,6 +91,9 @@ struct ReplayReport {
   double bsld_mean = 0, bsld_p50 = 0, bsld_p90 = 0, bsld_p99 = 0;  // bounded slowdown, tau 10 s
   int64_t events = 0;         // model timers processed by the final RunUntilIdle
   int64_t events_logged = 0;  // entries in the world's event log at the end
+  // The scheduling work the trace asked for (World::Work): Slurm pass walks, the pending jobs
+  // they examined, victim searches.
+  int64_t scans = 0, scan_visits = 0, preemption_plans = 0;
   double wall_parse_s = 0, wall_simulate_s = 0, wall_total_s = 0;
   int64_t peak_rss_kib = 0;
   int64_t baseline_rss_kib = 0;  // before the trace was read

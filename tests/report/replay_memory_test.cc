@@ -69,6 +69,9 @@ void ExpectSameReport(const ReplayReport& a, const ReplayReport& b) {
   EXPECT_EQ(a.bsld_p99, b.bsld_p99);
   EXPECT_EQ(a.events, b.events);
   EXPECT_EQ(a.events_logged, b.events_logged);
+  EXPECT_EQ(a.scans, b.scans);
+  EXPECT_EQ(a.scan_visits, b.scan_visits);
+  EXPECT_EQ(a.preemption_plans, b.preemption_plans);
 }
 
 TEST(ReplayCompactHistory, SameReportAsWithTheFullHistory) {

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/world_image.h"
 #include "tests/scheduler/test_world.h"
 
 namespace schedemu::testing {
@@ -54,6 +55,40 @@ TEST(SlurmBackfill, WithoutTimeLimitsNothingBackfillsIntoTheReservation) {
   EXPECT_EQ(J(w, small).state, JobState::kPending);
   EXPECT_EQ(J(w, small).reason, "Priority");
   EXPECT_EQ(J(w, quick).state, JobState::kRunning);
+}
+
+// World::work(): what the passes did, counted (the replay divides its CPU by it). Two nodes held
+// by A; three 1-node jobs wait behind it. The tally grows by what each pass examined, and only
+// a job that may preempt starts a victim search.
+TEST(WorkTally, CountsWalksVisitsAndVictimSearches) {
+  World w = MakeWorld(SlurmConfig(2));
+  MustSubmit(w, SlurmJob("alice", "batch", 2, 8, FromSeconds(100), FromSeconds(100)));
+  Advance(w, 0);
+  const World::Work start = w.work();
+  EXPECT_GE(start.slurm_scans, 1);
+  EXPECT_EQ(start.slurm_scan_visits, 1);  // A, started in its first walk
+  EXPECT_EQ(start.preemption_plans, 0);
+  for (int i = 0; i < 3; ++i) MustSubmit(w, SlurmJob("bob", "spot", 1, 8));
+  Advance(w, 0);
+  const World::Work blocked = w.work();
+  EXPECT_GT(blocked.slurm_scans, start.slurm_scans);
+  // Each of the three examined at least once. The first blocked one searched for victims (and
+  // found none: spot, tier 1, does not preempt batch, tier 5); at most one search each.
+  EXPECT_GE(blocked.slurm_scan_visits - start.slurm_scan_visits, 3);
+  EXPECT_GE(blocked.preemption_plans, 1);
+  EXPECT_LE(blocked.preemption_plans, 3);
+  // A job of `high` (tier 10) searches and preempts A.
+  JobId high = MustSubmit(w, SlurmJob("alice", "high", 1, 8));
+  Advance(w, 0);
+  EXPECT_EQ(w.counters().preemptions, 1);
+  EXPECT_GT(w.work().preemption_plans, blocked.preemption_plans);
+  EXPECT_GT(w.work().slurm_scan_visits, blocked.slurm_scan_visits);
+  Advance(w, FromSeconds(60));
+  EXPECT_EQ(J(w, high).state, JobState::kRunning);
+  // Derived, not in the image: a restored world counts from 0.
+  absl::StatusOr<World> restored = WorldImage::Decode(WorldImage::Encode(w, false), {});
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->work().slurm_scan_visits, 0);
 }
 
 TEST(CloudRuOrder, GreedyFillAndPendingOrder) {
