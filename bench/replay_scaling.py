@@ -117,9 +117,12 @@ def main():
                "ns_per_visit": cpu / max(1, r["work"]["scan_visits"]) * 1e9,
                "sim_days_per_wall_hour": r["makespan_s"] / 86400 / (r["wall_s"]["total"] / 3600),
                "sim_days_per_cpu_hour": r["makespan_s"] / 86400 / (cpu / 3600)}
+        # The CPU of the jobs this step adds to the previous one's prefix, per added job.
+        row["us_per_added_job"] = us
         if prev is not None:
             row["growth_per_doubling"] = (us / prev["us_per_job"]) ** (
                 1 / math.log2(n / prev["jobs"]))
+            row["us_per_added_job"] = (cpu - prev["cpu_s"]) / (n - prev["jobs"]) * 1e6
         rows.append(row)
         prev = row
         print("%8d jobs  wall %7.2f s  CPU %7.2f s (runs %s)  %6.1f CPU us/job  x%s/doubling  RSS %6.1f MiB"
@@ -140,19 +143,21 @@ def main():
              "us/job growth per doubling | "
              "peak RSS MiB | B/job | simulated days per wall hour | per CPU hour | "
              "Slurm simulator | utilisation | preemptions | pending jobs examined per job | "
-             "victim searches per job | CPU ns per job examined |" % REPEAT,
+             "victim searches per job | CPU ns per job examined | CPU us per job added to the "
+             "previous step |" % REPEAT,
              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-             "| ---: | ---: | ---: | ---: |"]
+             "| ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lines.append("| %d | %.2f | %.2f | %s | %.1f | %s | %.1f | %.0f | %.0f | %.0f | ~%d | %.1f %% "
-                     "| %d | %.1f | %.2f | %.0f |"
+                     "| %d | %.1f | %.2f | %.0f | %.1f |"
                      % (r["jobs"], r["total_s"], r["cpu_s"],
                         " / ".join("%.2f" % c for c in r["cpu_s_runs"]), r["us_per_job"],
                         "%.2f" % r["growth_per_doubling"] if r["growth_per_doubling"] else "-",
                         r["peak_rss_kib"] / 1024, r["rss_bytes_per_job"],
                         r["sim_days_per_wall_hour"], r["sim_days_per_cpu_hour"],
                         SLURM_SIM_DAYS_PER_HOUR, 100 * r["utilisation"], r["preemptions"],
-                        r["visits_per_job"], r["preemption_plans"] / r["jobs"], r["ns_per_visit"]))
+                        r["visits_per_job"], r["preemption_plans"] / r["jobs"], r["ns_per_visit"],
+                        r["us_per_added_job"]))
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     base = "replay_scaling" if CADENCE == "slurm" else "replay_scaling_cadence0"
