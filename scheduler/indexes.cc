@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -161,7 +162,17 @@ void JobIndexes::InsertPending(World& w, const Job& j) {
     PendingKey key = PendingKeyOf(j);
     key.visit = visit;
     key.shape = ShapeOfPending(w, j);
-    if (s->insert(key).second && visit) ++w.ix_.slurm_visits[j.cluster];
+    // A job entering behind every other one (the usual submit: one priority, the newest
+    // queue_seq) goes to the end without a search down the tree: the comparisons of that search
+    // each read a node of a set that holds every queued job (15 % of a Cloud.ru submit's model
+    // time behind a backlog of 200k). Greater than the last, it cannot be a duplicate.
+    bool inserted = true;
+    if (!s->empty() && *std::prev(s->end()) < key) {
+      s->emplace_hint(s->end(), key);
+    } else {
+      inserted = s->insert(key).second;
+    }
+    if (inserted && visit) ++w.ix_.slurm_visits[j.cluster];
   }
   if (slurm) w.ix_.slurm_entered[j.cluster].push_back(j.id);
   w.dirty_ = true;
