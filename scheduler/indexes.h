@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "scheduler/model.h"
+#include "scheduler/node_pool.h"
 #include "scheduler/types.h"
 
 namespace schedemu {
@@ -25,13 +26,15 @@ namespace schedemu {
 // The jobs, with pointers by id (ids are dense from 1) for O(1) lookups on the scheduling hot
 // paths. The pointers point into the map (std::map nodes are stable); a copy (snapshot)
 // re-indexes its own nodes, a move keeps them (the nodes move along).
-struct JobStore : std::map<JobId, Job> {
+// The nodes come from huge-page blocks shared by every thread (scheduler/node_pool.h).
+using JobMap = std::map<JobId, Job, std::less<JobId>, PoolAllocator<std::pair<const JobId, Job>>>;
+struct JobStore : JobMap {
   std::vector<Job*> by_id;  // nullptr: no such job (or released)
   JobStore() = default;
-  JobStore(const JobStore& o) : std::map<JobId, Job>(o) { Reindex(); }
+  JobStore(const JobStore& o) : JobMap(o) { Reindex(); }
   JobStore& operator=(const JobStore& o) {
     if (this != &o) {
-      std::map<JobId, Job>::operator=(o);
+      JobMap::operator=(o);
       Reindex();
     }
     return *this;

@@ -74,7 +74,7 @@ class World {
   const std::vector<Region>& regions() const { return regions_; }
   const std::vector<Workspace>& workspaces() const { return workspaces_; }
   const std::vector<SlurmCluster>& clusters() const { return clusters_; }
-  const std::map<JobId, Job>& jobs() const { return jobs_; }
+  const JobMap& jobs() const { return jobs_; }
   const Job* FindJob(JobId id) const;
   const Job* FindCloudRuJob(std::string_view job_name) const;
   // Also returns MinJobAge-purged jobs (for slurmdb accounting): the live view (GET /job, DELETE)
