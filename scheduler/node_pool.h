@@ -79,13 +79,14 @@ struct PoolAllocator {
     return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}));
   }
   void deallocate(T* p, size_t n) {
+    (void)n;  // used only on the pool's path
 #ifndef SCHEDEMU_NODE_POOL_PLAIN
     if (n == 1 && alignof(T) <= 16) {
       PoolOfSize<sizeof(T)>().Deallocate(p);
       return;
     }
 #endif
-    ::operator delete (p, n * sizeof(T), std::align_val_t{alignof(T)});
+    ::operator delete (p, std::align_val_t{alignof(T)});
   }
   friend bool operator==(const PoolAllocator&, const PoolAllocator&) { return true; }
 };
