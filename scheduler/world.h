@@ -240,14 +240,15 @@ class World {
   const Counters& counters() const { return counters_; }
 
   // ---- work tally ----
-  // What the Slurm scheduling passes did, as counts: the replay divides its CPU by them
+  // What the scheduling passes did, as counts (the walks and visits of Slurm's; the victim
+  // searches of both dialects' preemption): the replay divides its CPU by them
   // (bench/replay_scaling.py) to tell a cost per job that grows because the code does more per
   // unit of work from one that grows because the trace asks for more work per job. Derived: not
   // in a world image (a restored world counts from 0), copied with the world.
   struct Work {
     int64_t slurm_scans = 0;        // SlurmBackfill::Scan walks (main and backfill passes)
     int64_t slurm_scan_visits = 0;  // pending jobs those walks examined
-    int64_t preemption_plans = 0;   // victim searches for a job that may preempt
+    int64_t preemption_plans = 0;   // victim searches (PreemptionPlanner::TryPreempt, per spec)
   };
   const Work& work() const { return work_; }
 
