@@ -80,7 +80,7 @@ int World::QueuePosition(const Job& job) const {
     if (r < 0) return 0;
     set = &ix_.cloudru_pending[r];
   }
-  if (!set->count({job.priority_rank, false, job.slurm_priority, job.queue_seq, job.id})) return 0;
+  if (!set->count(JobIndexes::PendingKeyOf(job))) return 0;
   int pos = 0;
   for (const PendingKey& k : *set) {
     const Job& o = JobIndexes::JobAt(*this, k.id);

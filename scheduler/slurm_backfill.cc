@@ -52,6 +52,27 @@ void SetReason(Job& j, std::string_view reason) {
   if (j.reason != reason) j.reason = reason;
 }
 
+std::string_view NameOf(ScanReason r) {
+  return r == ScanReason::kPriority ? "Priority" : "Resources";
+}
+
+// The reason `why` (Priority or Resources) on the job of the pending entry `e`, which remembers
+// it, so that a later pass writing the same reason does not read the Job (a walk past a blocked
+// job writes the same reason on the same jobs pass after pass). The entry stays true because
+// every other write of a pending Slurm job's reason either takes the job out of its pending set
+// first (a key entering the set starts kUnknown), or happens in this scan's slow path, which
+// forgets the entry's reason before it reads the job, or is Run's None/BeginTime -> Priority
+// marking, which leaves a job holding Priority or Resources alone. Debug builds check it at
+// every skip.
+void SetReason(World& w, const PendingKey& e, ScanReason why) {
+  if (e.reason == why) {
+    assert(JobIndexes::JobAt(w, e.id).reason == NameOf(why));
+    return;
+  }
+  SetReason(JobIndexes::JobAt(w, e.id), NameOf(why));
+  e.reason = why;
+}
+
 }  // namespace
 
 // The earliest time `j` fits as running jobs end at start + time limit and completing jobs at
@@ -203,14 +224,74 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     if (blocked) *left_blocked = true;
     if (blocked && ++scanned > w.config_.max_pending_scan) return w.counters_.started > started0;
-    const PendingKey pk = *it;
-    Job& j = JobIndexes::JobAt(w, pk.id);
+    // The job's entry stays valid while the job is pending (std::set nodes do not move); every
+    // path that takes the job out of the set ends its visit.
+    const PendingKey& entry = *it;
+    const PendingKey pk = entry;
     ++it;
     ++w.work_.slurm_scan_visits;
-    assert(JobIndexes::ShapeOfPending(w, j) == pk.shape && pk.rank == j.priority_rank);
+    assert(JobIndexes::ShapeOfPending(w, JobIndexes::JobAt(w, pk.id)) == pk.shape &&
+           pk.rank == JobIndexes::JobAt(w, pk.id).priority_rank);
     // A key without `visit` is a job with no deadline, dependencies or array task (fixed at
     // InsertPending; none of them is added while pending): its Job is not read for them.
-    assert(pk.visit || !JobIndexes::NeedsVisit(j));
+    assert(pk.visit || !JobIndexes::NeedsVisit(JobIndexes::JobAt(w, pk.id)));
+    // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
+    const bool resv_rules = advance_resv || pk.shape.names_reservation;
+    // == Scheduling::ShapeOf(w, j, false), from the key.
+    std::optional<Shape> plain;
+    if (!resv_rules && pk.shape.groupable) {
+      plain = Shape{.pool = pk.shape.pool,
+                    .workers = pk.shape.workers,
+                    .gpus = pk.shape.gpus,
+                    .cpus = pk.shape.cpus,
+                    .rank = pk.rank,
+                    .limit = 0,
+                    .itype = pk.shape.itype};
+    }
+    std::optional<Shape> key = plain;
+    uint64_t key_hash = 0, plain_hash = 0;
+    if (plain) {
+      plain_hash = ShapeHash{}(*plain);
+      key_hash = plain_hash;
+      if (res) {
+        key->limit = pk.shape.limit;  // == ShapeOf(w, j, true)
+        key_hash = ShapeHash{}(*key);
+      }
+    }
+    // Most of a long walk: a job with nothing to check before its shape (no deadline,
+    // dependency, array throttle, accounting gate, reservation rules or preemptor nodes; not
+    // the main pass past a blocked job) whose fate this pass already knows. Its key failed, or,
+    // past the reservation, its shape is settled at this state version: it cannot start avoiding
+    // the reserved nodes nor preempt, and either does not fit now at all (Resources) or fits
+    // but would end after the reservation (Priority). The slow path below would reach the same
+    // end by the same memos (and one more FindNodes that fits); the Job is not read unless its
+    // reason changes.
+    if (key && !pk.visit && !gated && (backfill || !blocked) &&
+        (w.ix_.reservations.empty() || !w.ix_.reservations.count(pk.id))) {
+      assert(plain == Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
+      std::optional<ScanReason> known;
+      if (failed.Find(*key, key_hash) != nullptr) {
+        known = res ? ScanReason::kPriority : ScanReason::kResources;
+      } else if (res) {
+        const ShapeMemo* m = memos.Find(*plain, plain_hash);
+        if (m != nullptr && m->version == version && m->avoid_fits == 0 && m->preempt_failed) {
+          if (m->fits == 0) {
+            known = ScanReason::kResources;
+          } else if (m->fits == 1 && end_slot(pk.shape.limit) > res->at) {
+            known = ScanReason::kPriority;
+          }
+        }
+        if (known) failed.FindOrInsert(*key, key_hash);
+      }
+      if (known) {
+        SetReason(w, entry, *known);
+        blocked = true;
+        main_stop = true;
+        continue;
+      }
+    }
+    entry.reason = ScanReason::kUnknown;  // what follows may write any reason or end the job
+    Job& j = JobIndexes::JobAt(w, pk.id);
     // deadline_ok: a job that can no longer end by its deadline ends DEADLINE.
     if (pk.visit && j.request.deadline > 0 && SlurmFields::DeadlineMissed(w, j)) {
       SlurmFields::EndAtDeadline(w, j);
@@ -223,8 +304,6 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         continue;
       }
     }
-    // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
-    const bool resv_rules = advance_resv || pk.shape.names_reservation;
     if (resv_rules) {
       if (std::optional<std::string_view> why = Reservations::Waiting(w, j)) {
         SetReason(j, *why);
@@ -270,31 +349,10 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       if (j.reason == "None") j.reason = "Priority";
       continue;
     }
-    // == Scheduling::ShapeOf(w, j, false), from the key.
-    std::optional<Shape> plain;
-    if (!resv_rules && pk.shape.groupable) {
-      plain = Shape{.pool = pk.shape.pool,
-                    .workers = pk.shape.workers,
-                    .gpus = pk.shape.gpus,
-                    .cpus = pk.shape.cpus,
-                    .rank = pk.rank,
-                    .limit = 0,
-                    .itype = pk.shape.itype};
-    }
     // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
     assert(resv_rules || plain == Scheduling::ShapeOf(w, j, false));
-    std::optional<Shape> key = plain;
-    uint64_t key_hash = 0, plain_hash = 0;
-    if (plain) {
-      plain_hash = ShapeHash{}(*plain);
-      key_hash = plain_hash;
-      if (res) {
-        key->limit = pk.shape.limit;  // == ShapeOf(w, j, true)
-        key_hash = ShapeHash{}(*key);
-      }
-    }
     if (key && failed.Find(*key, key_hash) != nullptr) {
-      SetReason(j, res ? "Priority" : "Resources");
+      SetReason(w, entry, res ? ScanReason::kPriority : ScanReason::kResources);
       // block(j) of a groupable job (ShapeOf: no required nodes), without reading its request.
       assert(j.request.required_nodes.empty());
       blocked = true;
@@ -373,9 +431,13 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       if (plain && !known) tables.plan_failed.FindOrInsert(*plain, plain_hash);
     }
     bool fits_now = res.has_value() && fits().has_value();
-    std::string_view why = fits_now ? "Priority" : "Resources";
-    if (!fits_now && advance_resv) why = Reservations::BlockedReason(w, j).value_or(why);
-    SetReason(j, why);
+    std::optional<std::string_view> held_back;  // by an advance reservation
+    if (!fits_now && advance_resv) held_back = Reservations::BlockedReason(w, j);
+    if (held_back) {
+      SetReason(j, *held_back);
+    } else {
+      SetReason(w, entry, fits_now ? ScanReason::kPriority : ScanReason::kResources);
+    }
     // The main pass reads no reservation (it does not look past a blocked job).
     if (!res && backfill) res = ComputeReservation(w, j, s());
     if (key) failed.FindOrInsert(*key, key_hash);

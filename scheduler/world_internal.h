@@ -88,7 +88,7 @@ struct JobIndexes {
   // The job's place in its pending set (rank, priority, submit order, id): the key to find or
   // erase it by; InsertPending adds the visit flag and the shape.
   static PendingKey PendingKeyOf(const Job& j) {
-    return {j.priority_rank, false, j.slurm_priority, j.queue_seq, j.id};
+    return {j.priority_rank, false, ScanReason::kUnknown, j.slurm_priority, j.queue_seq, j.id};
   }
   static void InsertPending(World& w, const Job& j);
   static void ErasePending(World& w, const Job& j);

@@ -57,6 +57,52 @@ TEST(SlurmBackfill, WithoutTimeLimitsNothingBackfillsIntoTheReservation) {
   EXPECT_EQ(J(w, quick).state, JobState::kRunning);
 }
 
+// The walk past the reservation decides most jobs from their shape's memo (slurm_backfill.cc),
+// but never a job that could still backfill, and the reason a job holds is rewritten after any
+// change. 5 nodes; A holds n1-n3 until +100; B (4 nodes) is reserved there. D1 (limit 200)
+// starts on n5, outside the reservation. D2 and D3 fit now, on n4 only (reserved), and would end
+// after +100: Priority (D3 from D2's memo). D4 (limit 50) of the same shape ends before +100: it
+// backfills on n4. Then nothing fits: D5 and D6 wait for Resources.
+TEST(SlurmBackfill, ShapeMemoNeverKeepsABackfillOut) {
+  World w = MakeWorld(SlurmConfig(5));
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
+  Advance(w, 0);
+  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
+  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
+  auto one = [&](int limit_s) {
+    return MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(10), FromSeconds(limit_s)));
+  };
+  JobId d1 = one(200), d2 = one(300), d3 = one(400), d4 = one(50), d5 = one(60), d6 = one(500);
+  Advance(w, 0);
+  EXPECT_EQ(J(w, b).reason, "Resources");
+  EXPECT_EQ(w.PlacementString(J(w, d1)), "n5");
+  EXPECT_EQ(J(w, d2).reason, "Priority");
+  EXPECT_EQ(J(w, d3).reason, "Priority");
+  EXPECT_EQ(J(w, d4).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, d4)), "n4");
+  EXPECT_EQ(J(w, d5).reason, "Resources");
+  EXPECT_EQ(J(w, d6).reason, "Resources");
+  // Another pass at a later instant: the same reasons (kept, not re-read).
+  Advance(w, FromSeconds(5));
+  EXPECT_EQ(J(w, d2).reason, "Priority");
+  EXPECT_EQ(J(w, d6).reason, "Resources");
+  // A reason changed outside the scan is never taken for the remembered one: held, D2 reads
+  // JobHeldUser; released, the next pass gives it its reason again.
+  ASSERT_TRUE(w.HoldJob(d2).ok());
+  Advance(w, 0);
+  EXPECT_EQ(J(w, d2).reason, "JobHeldUser");
+  ASSERT_TRUE(w.ReleaseJob(d2).ok());
+  Advance(w, 0);
+  EXPECT_EQ(J(w, d2).reason, "Resources");  // n4 is D4's now
+  // D4 and D1 end (+10, +15): n4 and n5 are free; D2 (limit 300) fits only outside the
+  // reservation: n5. D3 fits now on n4 (reserved) and would end after +100: Priority again.
+  Advance(w, FromSeconds(15));
+  EXPECT_EQ(J(w, d2).state, JobState::kRunning);
+  EXPECT_EQ(w.PlacementString(J(w, d2)), "n5");
+  EXPECT_EQ(J(w, d3).reason, "Priority");
+  EXPECT_EQ(J(w, b).state, JobState::kPending);
+}
+
 // World::work(): what the passes did, counted (the replay divides its CPU by it). Two nodes held
 // by A; three 1-node jobs wait behind it. The tally grows by what each pass examined, and only
 // a job that may preempt starts a victim search.
