@@ -248,7 +248,9 @@ def cold_start():
         while True:
             try:
                 s = socket.create_connection(("127.0.0.1", port), timeout=5)
-                s.sendall(b"GET /emulator/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                # The request guard answers 403 to a Host that is not the server's own.
+                s.sendall(b"GET /emulator/v1/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                          b"Connection: close\r\n\r\n" % port)
                 resp = s.recv(64)
                 s.close()
                 if resp.startswith(b"HTTP/1.1 200"):
