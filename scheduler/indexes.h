@@ -62,21 +62,21 @@ struct PendingShape {
   bool operator==(const PendingShape&) const = default;
 };
 
+// The reasons the Slurm scan writes again and again on a long pending set (PendingKey::reason).
+enum class ScanReason : uint8_t { kUnknown = 0, kPriority, kResources };
+
 // Pending order: priority rank descending, then (Slurm) the job priority descending (the QOS
 // part of PriorityWeightQOS, less `nice`, or an operator's priority: Job::slurm_priority), then
 // queue_seq (submit order) ascending. A requeued Slurm job gets a new queue_seq (its submit time
 // is reset). `shape` is payload, not order.
-// The reasons the Slurm scan writes again and again on a long pending set (PendingKey::reason).
-enum class ScanReason : uint8_t { kUnknown = 0, kPriority, kResources };
-
 struct PendingKey {
   int rank;
   // The main pass must visit this job even past a blocked one (JobIndexes::NeedsVisit: a
   // deadline, dependencies, an array throttle or a named reservation), fixed at InsertPending.
   bool visit = false;
   // Payload, not order: the reason the Slurm scan last wrote to the job while this key was in
-  // the set, kUnknown when it must read the Job (slurm_backfill.cc, ScanState::SetReason, says
-  // why it stays true). Not in the world image: a decoded key starts unknown.
+  // the set, kUnknown when it must read the Job (slurm_backfill.cc, SetReason of a PendingKey,
+  // says why it stays true). Not in the world image: a decoded key starts unknown.
   mutable ScanReason reason = ScanReason::kUnknown;
   int64_t prio;
   int64_t seq;

@@ -11,16 +11,23 @@
 namespace schedemu::testing {
 namespace {
 
+// 5 nodes; A runs on n1-n3 until +100 (its time limit); B, submitted after it, needs 4 nodes:
+// the first pass blocks it and reserves n1-n4 at +100. Sets *b to B.
+void AOnThreeOfFiveThenB(World& w, JobId* b) {
+  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
+  Advance(w, 0);
+  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
+  *b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
+}
+
 // EASY backfill. 5 nodes. A runs on n1-n3 until +100 (its time limit). B needs 4 nodes: blocked,
 // reserved at +100 on n1-n4. C (1 node, limit 50) ends before +100 -> backfills. D (1 node,
 // limit 200) would delay B on n4 -> must not start... but n5 is outside the reservation, so D
 // starts there. E (1 node, no limit) then finds only n4 (reserved) -> must not start.
 TEST(SlurmBackfill, MustAndMustNot) {
   World w = MakeWorld(SlurmConfig(5));
-  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
-  Advance(w, 0);
-  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
-  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
+  JobId b = kNoJob;
+  ASSERT_NO_FATAL_FAILURE(AOnThreeOfFiveThenB(w, &b));
   JobId d = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(200), FromSeconds(200)));
   JobId e = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(500)));
   JobId c = MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(40), FromSeconds(50)));
@@ -65,10 +72,8 @@ TEST(SlurmBackfill, WithoutTimeLimitsNothingBackfillsIntoTheReservation) {
 // backfills on n4. Then nothing fits: D5 and D6 wait for Resources.
 TEST(SlurmBackfill, ShapeMemoNeverKeepsABackfillOut) {
   World w = MakeWorld(SlurmConfig(5));
-  JobId a = MustSubmit(w, SlurmJob("alice", "spot", 3, 8, FromSeconds(100), FromSeconds(100)));
-  Advance(w, 0);
-  ASSERT_EQ(w.PlacementString(J(w, a)), "n[1-3]");
-  JobId b = MustSubmit(w, SlurmJob("alice", "spot", 4, 8, FromSeconds(100), FromSeconds(100)));
+  JobId b = kNoJob;
+  ASSERT_NO_FATAL_FAILURE(AOnThreeOfFiveThenB(w, &b));
   auto one = [&](int limit_s) {
     return MustSubmit(w, SlurmJob("bob", "spot", 1, 8, FromSeconds(10), FromSeconds(limit_s)));
   };
