@@ -78,6 +78,10 @@ struct PendingKey {
   // the set, kUnknown when it must read the Job (slurm_backfill.cc, SetReason of a PendingKey,
   // says why it stays true). Not in the world image: a decoded key starts unknown.
   mutable ScanReason reason = ScanReason::kUnknown;
+  // Payload, derived: the scan's ShapeHash::Partial of the job's limit-less shape, set at its
+  // first visit (`hashed`); the shape and rank do not change while the key is in the set.
+  mutable bool hashed = false;
+  mutable uint64_t shape_hash = 0;
   int64_t prio;
   int64_t seq;
   JobId id;

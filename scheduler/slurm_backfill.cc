@@ -227,7 +227,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // The job's entry stays valid while the job is pending (std::set nodes do not move); every
     // path that takes the job out of the set ends its visit.
     const PendingKey& entry = *it;
-    const PendingKey pk = entry;
+    const PendingKey& pk = entry;
     ++it;
     ++w.work_.slurm_scan_visits;
     assert(JobIndexes::ShapeOfPending(w, JobIndexes::JobAt(w, pk.id)) == pk.shape &&
@@ -251,11 +251,16 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     std::optional<Shape> key = plain;
     uint64_t key_hash = 0, plain_hash = 0;
     if (plain) {
-      plain_hash = ShapeHash{}(*plain);
+      if (!pk.hashed) {
+        pk.shape_hash = ShapeHash::Partial(*plain);
+        pk.hashed = true;
+      }
+      assert(pk.shape_hash == ShapeHash::Partial(*plain));
+      plain_hash = ShapeHash::WithLimit(pk.shape_hash, 0);
       key_hash = plain_hash;
       if (res) {
         key->limit = pk.shape.limit;  // == ShapeOf(w, j, true)
-        key_hash = ShapeHash{}(*key);
+        key_hash = ShapeHash::WithLimit(pk.shape_hash, pk.shape.limit);
       }
     }
     // Most of a long walk: a job with nothing to check before its shape (no deadline,

@@ -77,7 +77,30 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
   }
 }
 
+// A timer that does nothing when it fires, whatever happens before: its job's generation moved
+// on (generations only grow), or its job was released (only its MinJobAge purge still emits).
+bool Timers::Inert(const World& w, const TimedEvent& ev) {
+  switch (ev.kind) {
+    case TimerKind::kRunEnd:
+    case TimerKind::kCompletingEnd:
+    case TimerKind::kRestartPending:
+    case TimerKind::kEligible:
+    case TimerKind::kDeadline: {
+      const std::vector<Job*>& by_id = w.jobs_.by_id;
+      const Job* j = ev.job < by_id.size() ? by_id[ev.job] : nullptr;
+      return j == nullptr || j->generation != ev.generation;
+    }
+    default:
+      return false;
+  }
+}
+
 int64_t Timers::FireInstant(World& w, TimeMs instant, int64_t max_events) {
+  if (w.timers_.WantsBurial()) {
+    const size_t before = w.timers_.buried();
+    w.timers_.Bury([&w](const TimedEvent& ev) { return Inert(w, ev); });
+    w.work_.timers_buried += static_cast<int64_t>(w.timers_.buried() - before);
+  }
   w.now_ = instant;
   int64_t fired = 0;
   while (fired < max_events && !w.timers_.empty() && w.timers_.NextTime() == instant) {

@@ -5,6 +5,9 @@
 // future: a tree searched log n cache-missing nodes for it, the heap's sift-up stops within a level
 // or two); (time, seq) is a total order, so the timers fire in the same order as from a sorted
 // set. The world image writes them sorted, as the std::set it replaced wrote them (same bytes).
+// Timers known to do nothing when they fire (a preempted run's end: nine in ten of a long replay's
+// queue) are moved to a second heap when the first has doubled (Bury): they still fire, in the
+// same order, but the pops of the live timers walk a heap of the live ones only.
 #ifndef SCHEDEMU_SCHEDULER_TIMERS_H_
 #define SCHEDEMU_SCHEDULER_TIMERS_H_
 
@@ -47,26 +50,44 @@ class TimerQueue {
     std::push_heap(heap_.begin(), heap_.end(), Later{});
     if (kind == TimerKind::kPurge) ++purges_;
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return heap_.empty() && buried_.empty(); }
+  size_t size() const { return heap_.size() + buried_.size(); }
   // Time of the earliest timer, kNever when none.
-  TimeMs NextTime() const { return heap_.empty() ? kNever : heap_.front().time; }
+  TimeMs NextTime() const { return empty() ? kNever : Front().time; }
   // Removes and returns the earliest timer (the queue must not be empty).
   TimedEvent PopFront() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    TimedEvent ev = heap_.back();
-    heap_.pop_back();
+    std::vector<TimedEvent>& from = FromBuried() ? buried_ : heap_;
+    std::pop_heap(from.begin(), from.end(), Later{});
+    TimedEvent ev = from.back();
+    from.pop_back();
     if (ev.kind == TimerKind::kPurge) --purges_;
     return ev;
   }
   // True when a timer other than a MinJobAge purge is queued (RunUntilIdle ignores purges).
-  bool HasNonPurge() const { return static_cast<int64_t>(heap_.size()) > purges_; }
+  bool HasNonPurge() const { return static_cast<int64_t>(size()) > purges_; }
   // Every queued timer in (time, seq) order (the order they fire in and the image writes).
   std::vector<TimedEvent> Sorted() const {
     std::vector<TimedEvent> sorted = heap_;
+    sorted.insert(sorted.end(), buried_.begin(), buried_.end());
     std::sort(sorted.begin(), sorted.end());
     return sorted;
   }
+
+  // True when the live heap has doubled since the last Bury (or reached kBuryFloor).
+  bool WantsBurial() const { return heap_.size() >= bury_at_; }
+  // Moves the timers for which `inert(timer)` holds (they will do nothing when they fire, and
+  // nothing can change that) out of the live heap. Order, image and firing are unchanged.
+  template <class Inert>
+  void Bury(Inert inert) {
+    auto live_end =
+        std::partition(heap_.begin(), heap_.end(), [&](const TimedEvent& e) { return !inert(e); });
+    buried_.insert(buried_.end(), live_end, heap_.end());
+    heap_.erase(live_end, heap_.end());
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+    std::make_heap(buried_.begin(), buried_.end(), Later{});
+    bury_at_ = std::max(kBuryFloor, 2 * heap_.size());
+  }
+  size_t buried() const { return buried_.size(); }
 
   // World image fields (scheduler/image_io.h): the timers as a sorted sequence (the bytes of the
   // std::set this queue was), then the next seq and the purge count. Read back into a heap.
@@ -74,6 +95,8 @@ class TimerQueue {
   void ImageFields(A& a) {
     if constexpr (A::kReading) {
       a(heap_, next_seq_, purges_);
+      buried_.clear();
+      bury_at_ = kBuryFloor;
       std::make_heap(heap_.begin(), heap_.end(), Later{});
     } else {
       std::vector<TimedEvent> sorted = Sorted();
@@ -85,9 +108,19 @@ class TimerQueue {
   struct Later {
     bool operator()(const TimedEvent& a, const TimedEvent& b) const { return b < a; }
   };
+  static constexpr size_t kBuryFloor = 1024;
+  const TimedEvent& Front() const { return FromBuried() ? buried_.front() : heap_.front(); }
+  // The earliest timer is the buried heap's (the queue is not empty).
+  bool FromBuried() const {
+    return heap_.empty() || (!buried_.empty() && buried_.front() < heap_.front());
+  }
   std::vector<TimedEvent> heap_;  // a min-heap in (time, seq) order
   int64_t next_seq_ = 1;
-  int64_t purges_ = 0;  // kPurge timers in heap_
+  int64_t purges_ = 0;  // kPurge timers in heap_ (never buried)
+  // Derived, not in the image (a decoded queue holds every timer in heap_): the inert timers
+  // Bury moved out (a min-heap too), and the live heap's size that asks for the next Bury.
+  std::vector<TimedEvent> buried_;
+  size_t bury_at_ = kBuryFloor;
 };
 
 template <class A>

@@ -249,6 +249,7 @@ class World {
     int64_t slurm_scans = 0;        // SlurmBackfill::Scan walks (main and backfill passes)
     int64_t slurm_scan_visits = 0;  // pending jobs those walks examined
     int64_t preemption_plans = 0;   // victim searches (PreemptionPlanner::TryPreempt, per spec)
+    int64_t timers_buried = 0;      // inert timers moved out of the live heap (timers.h Bury)
   };
   const Work& work() const { return work_; }
 

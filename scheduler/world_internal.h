@@ -88,7 +88,7 @@ struct JobIndexes {
   // The job's place in its pending set (rank, priority, submit order, id): the key to find or
   // erase it by; InsertPending adds the visit flag and the shape.
   static PendingKey PendingKeyOf(const Job& j) {
-    return {j.priority_rank, false, ScanReason::kUnknown, j.slurm_priority, j.queue_seq, j.id};
+    return {.rank = j.priority_rank, .prio = j.slurm_priority, .seq = j.queue_seq, .id = j.id};
   }
   static void InsertPending(World& w, const Job& j);
   static void ErasePending(World& w, const Job& j);
@@ -262,22 +262,30 @@ struct Shape {
   size_t itype = 0;
   bool operator==(const Shape&) const = default;
 };
-// Multiply-xorshift over the fields (hashed a few times per scanned pending job).
+// Multiply-xorshift over the fields, the limit last: a pending key keeps the hash of the rest
+// (PendingKey::shape_hash), so the scan hashes a job's shape with and without its limit in one
+// step each (slurm_backfill.cc).
 struct ShapeHash {
-  size_t operator()(const Shape& s) const {
+  static void Mix(uint64_t& h, uint64_t v) {
+    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+  }
+  // Every field but the limit.
+  static uint64_t Partial(const Shape& s) {
     uint64_t h = static_cast<uint64_t>(s.pool);
-    auto mix = [&h](uint64_t v) {
-      h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-      h ^= h >> 29;
-    };
-    mix(static_cast<uint32_t>(s.workers) |
-        (static_cast<uint64_t>(static_cast<uint32_t>(s.gpus)) << 32));
-    mix(static_cast<uint32_t>(s.cpus) |
-        (static_cast<uint64_t>(static_cast<uint32_t>(s.rank)) << 32));
-    mix(static_cast<uint64_t>(s.limit));
-    mix(static_cast<uint64_t>(s.itype));
+    Mix(h, static_cast<uint32_t>(s.workers) |
+               (static_cast<uint64_t>(static_cast<uint32_t>(s.gpus)) << 32));
+    Mix(h, static_cast<uint32_t>(s.cpus) |
+               (static_cast<uint64_t>(static_cast<uint32_t>(s.rank)) << 32));
+    Mix(h, static_cast<uint64_t>(s.itype));
+    return h;
+  }
+  static size_t WithLimit(uint64_t partial, TimeMs limit) {
+    uint64_t h = partial;
+    Mix(h, static_cast<uint64_t>(limit));
     return static_cast<size_t>(h ^ (h >> 32));
   }
+  size_t operator()(const Shape& s) const { return WithLimit(Partial(s), s.limit); }
 };
 
 struct Scheduling {
@@ -342,6 +350,8 @@ struct Reservations {
 // ---- timers.cc ----
 struct Timers {
   static void Fire(World& w, const TimedEvent& ev);
+  // True when `ev` does nothing when it fires, whatever happens first (TimerQueue::Bury).
+  static bool Inert(const World& w, const TimedEvent& ev);
   // Moves now() to `instant` and fires its timers (at most `max_events`); returns how many.
   static int64_t FireInstant(World& w, TimeMs instant, int64_t max_events);
 };

@@ -1,5 +1,6 @@
 // The timer queue (scheduler/timers.h) is a binary heap: it fires timers in (time, seq) order, the
-// order of the std::set it replaced, under any interleaving of adds and pops with equal times; the
+// order of the std::set it replaced, under any interleaving of adds, pops and burials of inert
+// timers with equal times; the
 // world image writes its timers in that order (the set's bytes), and a queue read back from an
 // image in any order fires in that order too. A world restored from an image writes the same
 // bytes and runs on as the original.
@@ -39,6 +40,9 @@ TEST(TimerQueue, FiresInTimeThenSeqOrderAsTheSetDid) {
         q.Add(t, kind, job, step);
         ref.insert(TimedEvent{t, seq++, kind, job, static_cast<uint64_t>(step)});
         if (kind == TimerKind::kPurge) ++purges;
+      } else if (step % 97 == 0) {
+        // Burying (any subset but purges) moves timers, not their order.
+        q.Bury([](const TimedEvent& e) { return e.kind != TimerKind::kPurge && e.job % 3 == 0; });
       } else {
         ASSERT_EQ(q.NextTime(), ref.begin()->time);
         const TimedEvent got = q.PopFront();
@@ -116,6 +120,67 @@ TEST(TimerQueue, TheImageWritesTheTimersInFiringOrder) {
   EXPECT_TRUE(back.empty());
   back.Add(5, TimerKind::kRunEnd, 9, 0);  // seq continues from the image's
   EXPECT_EQ(back.PopFront().seq, 501);
+}
+
+TEST(TimerQueue, BuriedTimersStayInTheImageAndItsPurgeCount) {
+  TimerQueue q;
+  for (int i = 1; i <= 40; ++i) {
+    q.Add(100 - i, i % 4 == 0 ? TimerKind::kPurge : TimerKind::kRunEnd, i, 0);
+  }
+  CaptureWriter before;
+  q.ImageFields(before);
+  EXPECT_FALSE(q.WantsBurial());  // below the floor
+  q.Bury([](const TimedEvent& e) { return e.kind == TimerKind::kRunEnd && e.job % 2 == 1; });
+  EXPECT_EQ(q.buried(), 20u);
+  EXPECT_EQ(q.size(), 40u);
+  CaptureWriter after;
+  q.ImageFields(after);
+  ASSERT_EQ(after.timers.size(), before.timers.size());
+  EXPECT_TRUE(
+      std::equal(after.timers.begin(), after.timers.end(), before.timers.begin(), SameEvent));
+  EXPECT_EQ(after.purges, 10);
+  // Read back, everything is live again and fires in the same order.
+  FeedReader r{after.timers, after.next_seq, after.purges};
+  TimerQueue back;
+  back.ImageFields(r);
+  EXPECT_EQ(back.buried(), 0u);
+  for (const TimedEvent& e : before.timers) {
+    ASSERT_TRUE(SameEvent(q.PopFront(), e));
+    ASSERT_TRUE(SameEvent(back.PopFront(), e));
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_FALSE(q.HasNonPurge());
+}
+
+// A world past the burial floor (1,280 runs) whose preemptions leave 800 run ends that can no
+// longer do anything buries them, and runs on as a copy decoded from its image then, which holds
+// every timer in one heap: the same image bytes and the same events. (Burial moves timers, it
+// never drops one: the queue tests above check the order.)
+TEST(TimerQueue, AWorldBuriesPreemptedRunEndsAndRunsAsItsCopy) {
+  World w = MakeWorld(SlurmConfig(160));
+  for (int i = 0; i < 1280; ++i) {
+    MustSubmit(w, SlurmJob("alice", "spot", 1, 1, FromSeconds(3600 + 7 * i)));
+  }
+  ASSERT_TRUE(w.AdvanceTo(w.now() + FromSeconds(10)).ok());
+  for (int i = 0; i < 100; ++i) MustSubmit(w, SlurmJob("bob", "batch", 1, 8, FromSeconds(600)));
+  ASSERT_TRUE(w.AdvanceTo(w.now() + FromSeconds(30)).ok());
+  EXPECT_EQ(w.counters().preemptions, 800);
+  EXPECT_EQ(w.work().timers_buried, 800);  // the preempted runs' ends, nothing live
+  const std::string image = WorldImage::Encode(w, false);
+  absl::StatusOr<World> copy = WorldImage::Decode(image, {});
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  EXPECT_EQ(WorldImage::Encode(*copy, false), image);
+  EXPECT_EQ(copy->work().timers_buried, 0);
+  w.RunUntilIdle(FromSeconds(86400), INT64_MAX);
+  copy->RunUntilIdle(FromSeconds(86400), INT64_MAX);
+  EXPECT_EQ(WorldImage::Encode(*copy, false), WorldImage::Encode(w, false));
+  ASSERT_EQ(copy->events().size(), w.events().size());
+  for (size_t i = 0; i < w.events().size(); ++i) {
+    ASSERT_EQ(copy->events()[i].kind, w.events()[i].kind) << i;
+    ASSERT_EQ(copy->events()[i].time, w.events()[i].time) << i;
+    ASSERT_EQ(copy->events()[i].job, w.events()[i].job) << i;
+  }
+  EXPECT_GT(w.events().size(), 4000u);
 }
 
 // Jobs whose run ends are added out of time order: the image is the same after a round trip, and
