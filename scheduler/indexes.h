@@ -30,6 +30,8 @@ namespace schedemu {
 using JobMap = std::map<JobId, Job, std::less<JobId>, PoolAllocator<std::pair<const JobId, Job>>>;
 struct JobStore : JobMap {
   std::vector<Job*> by_id;  // nullptr: no such job (or released)
+  // The job of `id`, nullptr when there is none (never stored, or released).
+  Job* Find(JobId id) const { return id < by_id.size() ? by_id[id] : nullptr; }
   JobStore() = default;
   JobStore(const JobStore& o) : JobMap(o) { Reindex(); }
   JobStore& operator=(const JobStore& o) {

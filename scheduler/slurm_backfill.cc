@@ -125,7 +125,7 @@ bool SlurmBackfill::Run(World& w, int cluster) {
   std::vector<JobId> entered;
   entered.swap(w.ix_.slurm_entered[cluster]);
   for (JobId id : entered) {
-    Job* found = id < w.jobs_.by_id.size() ? w.jobs_.by_id[id] : nullptr;
+    Job* found = w.jobs_.Find(id);
     if (found == nullptr) continue;  // released (Retention::keep_terminal_jobs)
     Job& j = *found;
     if (j.state == JobState::kPending && !j.held && JobIndexes::SlurmEligible(w, j) &&

@@ -29,8 +29,7 @@ void Timers::Fire(World& w, const TimedEvent& ev) {
     return;
   }
   // The job store's O(1) index (JobStore::by_id: every stored job, nullptr once released).
-  const std::vector<Job*>& by_id = w.jobs_.by_id;
-  Job* found = ev.job < by_id.size() ? by_id[ev.job] : nullptr;
+  Job* found = w.jobs_.Find(ev.job);
   if (found == nullptr) {
     // A released terminal job (Retention::keep_terminal_jobs = false): its MinJobAge purge
     // still happens, without the job (an empty subject when the log is kept).
@@ -86,8 +85,7 @@ bool Timers::Inert(const World& w, const TimedEvent& ev) {
     case TimerKind::kRestartPending:
     case TimerKind::kEligible:
     case TimerKind::kDeadline: {
-      const std::vector<Job*>& by_id = w.jobs_.by_id;
-      const Job* j = ev.job < by_id.size() ? by_id[ev.job] : nullptr;
+      const Job* j = w.jobs_.Find(ev.job);
       return j == nullptr || j->generation != ev.generation;
     }
     default:

@@ -152,6 +152,19 @@ TEST(TimerQueue, BuriedTimersStayInTheImageAndItsPurgeCount) {
   EXPECT_FALSE(q.HasNonPurge());
 }
 
+// Runs `w` and its `copy` until idle: they write the same image and log the same events.
+void RunBothAndCompare(World& w, World& copy) {
+  w.RunUntilIdle(FromSeconds(86400), INT64_MAX);
+  copy.RunUntilIdle(FromSeconds(86400), INT64_MAX);
+  EXPECT_EQ(WorldImage::Encode(copy, false), WorldImage::Encode(w, false));
+  ASSERT_EQ(copy.events().size(), w.events().size());
+  for (size_t i = 0; i < w.events().size(); ++i) {
+    EXPECT_EQ(copy.events()[i].kind, w.events()[i].kind) << i;
+    EXPECT_EQ(copy.events()[i].time, w.events()[i].time) << i;
+    EXPECT_EQ(copy.events()[i].job, w.events()[i].job) << i;
+  }
+}
+
 // A world past the burial floor (1,280 runs) whose preemptions leave 800 run ends that can no
 // longer do anything buries them, and runs on as a copy decoded from its image then, which holds
 // every timer in one heap: the same image bytes and the same events. (Burial moves timers, it
@@ -171,15 +184,7 @@ TEST(TimerQueue, AWorldBuriesPreemptedRunEndsAndRunsAsItsCopy) {
   ASSERT_TRUE(copy.ok()) << copy.status();
   EXPECT_EQ(WorldImage::Encode(*copy, false), image);
   EXPECT_EQ(copy->work().timers_buried, 0);
-  w.RunUntilIdle(FromSeconds(86400), INT64_MAX);
-  copy->RunUntilIdle(FromSeconds(86400), INT64_MAX);
-  EXPECT_EQ(WorldImage::Encode(*copy, false), WorldImage::Encode(w, false));
-  ASSERT_EQ(copy->events().size(), w.events().size());
-  for (size_t i = 0; i < w.events().size(); ++i) {
-    ASSERT_EQ(copy->events()[i].kind, w.events()[i].kind) << i;
-    ASSERT_EQ(copy->events()[i].time, w.events()[i].time) << i;
-    ASSERT_EQ(copy->events()[i].job, w.events()[i].job) << i;
-  }
+  RunBothAndCompare(w, *copy);
   EXPECT_GT(w.events().size(), 4000u);
 }
 
@@ -196,15 +201,7 @@ TEST(TimerQueue, ARestoredWorldWritesTheSameImageAndRunsTheSame) {
   absl::StatusOr<World> back = WorldImage::Decode(image, {});
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(WorldImage::Encode(*back, false), image);
-  w.RunUntilIdle(FromSeconds(86400), INT64_MAX);
-  back->RunUntilIdle(FromSeconds(86400), INT64_MAX);
-  EXPECT_EQ(WorldImage::Encode(*back, false), WorldImage::Encode(w, false));
-  ASSERT_EQ(back->events().size(), w.events().size());
-  for (size_t i = 0; i < w.events().size(); ++i) {
-    EXPECT_EQ(back->events()[i].kind, w.events()[i].kind) << i;
-    EXPECT_EQ(back->events()[i].time, w.events()[i].time) << i;
-    EXPECT_EQ(back->events()[i].job, w.events()[i].job) << i;
-  }
+  RunBothAndCompare(w, *back);
   EXPECT_GT(w.counters().preemptions, 0);
 }
 
