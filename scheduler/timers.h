@@ -116,7 +116,7 @@ class TimerQueue {
   }
   std::vector<TimedEvent> heap_;  // a min-heap in (time, seq) order
   int64_t next_seq_ = 1;
-  int64_t purges_ = 0;  // kPurge timers in heap_ (never buried)
+  int64_t purges_ = 0;  // kPurge timers queued, in either heap (Timers::Inert buries none)
   // Derived, not in the image (a decoded queue holds every timer in heap_): the inert timers
   // Bury moved out (a min-heap too), and the live heap's size that asks for the next Bury.
   std::vector<TimedEvent> buried_;
