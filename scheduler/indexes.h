@@ -15,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "scheduler/free_index.h"
 #include "scheduler/model.h"
 #include "scheduler/node_pool.h"
 #include "scheduler/types.h"
@@ -166,9 +168,11 @@ struct WorldIndexes {
   // Cloud.ru job_name -> job. A hash map: the names share their "lm-mpi-job-" prefix, so a tree
   // compared it at every level of every submit's insert (the image writes it in key order).
   absl::flat_hash_map<std::string, JobId> cloudru_names;
-  std::map<std::pair<int, int64_t>, JobId> slurm_ids;  // (cluster, Slurm job id) -> job
-  std::vector<std::set<PendingKey>> cloudru_pending;   // per region: eligible pending jobs
-  std::vector<std::set<PendingKey>> slurm_pending;     // per cluster: eligible, not held
+  // (cluster, Slurm job id) -> job. A hash map too (found per request and per submit; the image
+  // writes it in key order, the bytes of the std::map it was).
+  absl::flat_hash_map<std::pair<int, int64_t>, JobId> slurm_ids;
+  std::vector<std::set<PendingKey>> cloudru_pending;  // per region: eligible pending jobs
+  std::vector<std::set<PendingKey>> slurm_pending;    // per cluster: eligible, not held
   // Per cluster: jobs that entered slurm_pending since the last pass (their reason None /
   // BeginTime becomes Priority when the pass did not reach them).
   std::vector<std::vector<JobId>> slurm_entered;
@@ -182,7 +186,9 @@ struct WorldIndexes {
   // Per domain (sized on first use; only clusters' entries are filled): the Slurm entries of
   // victims_by_rank in preemptee-candidate order (VictimPrioKey). Derived: not in the world image.
   std::vector<std::set<VictimPrioKey>> victims_by_prio;
-  std::vector<std::set<std::pair<TimeMs, JobId>>> releases;
+  // A B-tree (absl::btree_set): every start inserts and every release erases one entry, which a
+  // std::set (de)allocated and rebalanced; the same order, and the image writes the same bytes.
+  std::vector<absl::btree_set<std::pair<TimeMs, JobId>>> releases;
   std::map<std::string, int64_t, std::less<>> ws_active_gpus;  // Cloud.ru gpu_limit accounting
   int64_t active_jobs = 0;      // pending, running, completing or restarting
   std::vector<JobId> released;  // terminal jobs to erase at the next pass (keep_terminal_jobs)
@@ -190,7 +196,7 @@ struct WorldIndexes {
   // ---- nodes ----
   std::map<std::string, NodeIndex, std::less<>> node_by_name;
   // Placement pools: allocations first, then every partition of every cluster.
-  std::vector<std::set<std::pair<int, NodeIndex>>> pool_free;  // (free GPUs, node), Up nodes
+  std::vector<FreeIndex> pool_free;  // (free GPUs, node), Up nodes (scheduler/free_index.h)
   // Per pool: how many of pool_free's nodes have g free GPUs ([g]); bounds FindNodes in O(GPUs).
   std::vector<std::vector<int>> pool_count;
   std::vector<std::vector<int>> node_pools;  // per node: pools it is in

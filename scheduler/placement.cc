@@ -13,10 +13,8 @@
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,21 +128,17 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   };
   if (ov == nullptr) {
     // Merge the pools' (free, node) indexes from the first node with enough free GPUs.
-    using It = std::set<std::pair<int, NodeIndex>>::const_iterator;
-    absl::InlinedVector<std::pair<It, It>, 2> cursors;
-    for (int p : s.pools) {
-      const auto& idx = w.ix_.pool_free[p];
-      cursors.push_back({idx.lower_bound({s.gpus, INT_MIN}), idx.end()});
-    }
+    absl::InlinedVector<FreeIndex::Cursor, 2> cursors;
+    for (int p : s.pools) cursors.push_back(w.ix_.pool_free[p].From(s.gpus));
     while (true) {
       int best = -1;
       for (size_t k = 0; k < cursors.size(); ++k) {
-        if (cursors[k].first == cursors[k].second) continue;
-        if (best < 0 || *cursors[k].first < *cursors[best].first) best = static_cast<int>(k);
+        if (cursors[k].done()) continue;
+        if (best < 0 || *cursors[k] < *cursors[best]) best = static_cast<int>(k);
       }
       if (best < 0) break;
-      NodeIndex i = cursors[best].first->second;
-      ++cursors[best].first;
+      const NodeIndex i = (*cursors[best]).second;
+      ++cursors[best];
       const Node& n = w.nodes_[i];
       if (consider(i, n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb)) return out;
     }
@@ -168,11 +162,11 @@ std::optional<NodeCounts> Placement::FindNodes(const World& w, const PlaceSpec& 
   cand.clear();
   seen.Reset(w.nodes_.size());
   for (int p : s.pools) {
-    const auto& idx = w.ix_.pool_free[p];
-    for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
-      if (!seen.Insert(it->second)) continue;
-      const Freed f = eff(it->second);
-      cand.push_back({{f.gpus, it->second}, {f.cpus, f.mem_mb}});
+    for (FreeIndex::Cursor it = w.ix_.pool_free[p].From(s.gpus); !it.done(); ++it) {
+      const NodeIndex i = (*it).second;
+      if (!seen.Insert(i)) continue;
+      const Freed f = eff(i);
+      cand.push_back({{f.gpus, i}, {f.cpus, f.mem_mb}});
     }
   }
   for (const auto& [i, freed] : *ov) {
@@ -356,11 +350,11 @@ std::optional<std::vector<JobId>> Placement::FeasiblePrefix(
   };
   int64_t total = 0;
   for (int p : s.pools) {
-    const auto& idx = w.ix_.pool_free[p];
-    for (auto it = idx.lower_bound({s.gpus, INT_MIN}); it != idx.end(); ++it) {
-      if (!NodeEligible(w, s, it->second)) continue;
-      const Node& n = w.nodes_[it->second];
-      total += capped(it->second, n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb);
+    for (FreeIndex::Cursor it = w.ix_.pool_free[p].From(s.gpus); !it.done(); ++it) {
+      const NodeIndex i = (*it).second;
+      if (!NodeEligible(w, s, i)) continue;
+      const Node& n = w.nodes_[i];
+      total += capped(i, n.free_gpus, n.FreeCpus(), n.ram_mb - n.mem_used_mb);
       if (total >= want) return items;
     }
   }

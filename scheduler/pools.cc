@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,29 +27,11 @@ void Pools::CountFree(World& w, int pool, int free_gpus, int delta) {
   c[free_gpus] += delta;
 }
 
-namespace {
-
-// Tree nodes of the pools' free indexes taken out by IndexRemove and reused by the IndexAdd that
-// follows it (a start or a release moves a node from one free-GPU count to another): one search
-// per move instead of erase's two bounds, and no free + malloc. Bounded; per thread.
-using FreeIndex = std::set<std::pair<int, NodeIndex>>;
-constexpr size_t kSpareNodes = 64;
-std::vector<FreeIndex::node_type>& SpareNodes() {
-  static thread_local std::vector<FreeIndex::node_type> spare;
-  return spare;
-}
-
-}  // namespace
-
 void Pools::IndexRemove(World& w, NodeIndex i) {
   w.ix_.placement_epoch.Bump();
   const Node& n = w.nodes_[i];
-  std::vector<FreeIndex::node_type>& spare = SpareNodes();
   for (int p : w.ix_.node_pools[i]) {
-    FreeIndex::node_type nh = w.ix_.pool_free[p].extract({n.free_gpus, i});
-    if (nh.empty()) continue;
-    CountFree(w, p, n.free_gpus, -1);
-    if (spare.size() < kSpareNodes) spare.push_back(std::move(nh));
+    if (w.ix_.pool_free[p].Erase(n.free_gpus, i)) CountFree(w, p, n.free_gpus, -1);
   }
 }
 
@@ -58,21 +39,8 @@ void Pools::IndexAdd(World& w, NodeIndex i) {
   w.ix_.placement_epoch.Bump();
   const Node& n = w.nodes_[i];
   if (!Usable(n)) return;
-  std::vector<FreeIndex::node_type>& spare = SpareNodes();
   for (int p : w.ix_.node_pools[i]) {
-    FreeIndex& idx = w.ix_.pool_free[p];
-    bool inserted;
-    if (spare.empty()) {
-      inserted = idx.insert({n.free_gpus, i}).second;
-    } else {
-      FreeIndex::node_type nh = std::move(spare.back());
-      spare.pop_back();
-      nh.value() = {n.free_gpus, i};
-      FreeIndex::insert_return_type r = idx.insert(std::move(nh));
-      inserted = r.inserted;
-      if (!inserted && spare.size() < kSpareNodes) spare.push_back(std::move(r.node));
-    }
-    if (inserted) CountFree(w, p, n.free_gpus, 1);
+    if (w.ix_.pool_free[p].Insert(n.free_gpus, i)) CountFree(w, p, n.free_gpus, 1);
   }
 }
 
@@ -80,7 +48,7 @@ void Pools::AddNodeToPool(World& w, NodeIndex i, int pool) {
   w.ix_.placement_epoch.Bump();
   w.ix_.node_pools[i].push_back(pool);
   const Node& n = w.nodes_[i];
-  if (Usable(n) && w.ix_.pool_free[pool].insert({n.free_gpus, i}).second) {
+  if (Usable(n) && w.ix_.pool_free[pool].Insert(n.free_gpus, i)) {
     CountFree(w, pool, n.free_gpus, 1);
   }
 }

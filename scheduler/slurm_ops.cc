@@ -173,10 +173,7 @@ absl::StatusOr<JobId> World::SubmitSlurmJob(JobRequest r) {
   };
   if (!array) {
     Job& j = make(std::move(r), -1);
-    // Slurm ids grow, so the key is usually the greatest (the last cluster's): the end() hint
-    // puts it there without a walk from the root (and searches as operator[] would otherwise).
-    ix_.slurm_ids.insert_or_assign(ix_.slurm_ids.end(), std::pair<int, int64_t>(ci, slurm_id),
-                                   j.id);
+    ix_.slurm_ids.insert_or_assign(std::pair<int, int64_t>(ci, slurm_id), j.id);
     if (j.request.immediate && !SlurmFields::StartImmediately(*this, j)) {
       return model_errors::CannotStartNow();
     }
