@@ -26,6 +26,7 @@ const ui = {
   state: null,
   events: [],
   lastSeq: 0,
+  generation: undefined,  // GET events' X-Schedemu-World-Generation: the world lastSeq counts in
   examples: [],
   selectedJob: null,
   jobView: null,
@@ -52,7 +53,7 @@ function headers(extra = {}) {
   return h;
 }
 
-async function call(method, path, body, extraHeaders = {}) {
+async function call(method, path, body, extraHeaders = {}, onResponse = null) {
   const url = path.startsWith("/") ? path : `${API}/${path}`;
   const init = { method, headers: headers(extraHeaders), cache: "no-store" };
   if (body !== undefined) {
@@ -60,6 +61,7 @@ async function call(method, path, body, extraHeaders = {}) {
     init.headers["Content-Type"] = "application/json";
   }
   const r = await fetch(url, init);
+  if (onResponse) onResponse(r);
   const text = await r.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
@@ -225,8 +227,20 @@ function scheduleRefresh(delay = 80) {
 async function loadAllEvents() {
   const all = [];
   let since = 0;
+  let generation;
   for (;;) {
-    const r = await call("GET", `events?since=${since}&limit=5000`);
+    let seen;
+    const r = await call("GET", `events?since=${since}&limit=5000`, undefined, {},
+                         (res) => { seen = res.headers.get("X-Schedemu-World-Generation"); });
+    if (generation !== undefined && seen !== generation) {
+      // The world was replaced between two pages: start over in the new one.
+      all.length = 0;
+      since = 0;
+      generation = undefined;
+      continue;
+    }
+    generation = seen;
+    ui.generation = generation;
     all.push(...r.events);
     if (!r.events.length || r.next_since >= r.total) break;
     since = r.next_since;
@@ -253,7 +267,10 @@ async function streamLoop() {
       delay = 500;
       const ctrl = new AbortController();
       ui.streamAbort = ctrl;
-      const r = await fetch(`${API}/events/stream?since=${ui.lastSeq}`, {
+      // The generation the events were listed in: a world replaced since (before this stream
+      // connects) is announced by the stream's first `event: reset`, not missed.
+      const gen = ui.generation ? `&generation=${ui.generation}` : "";
+      const r = await fetch(`${API}/events/stream?since=${ui.lastSeq}${gen}`, {
         headers: headers({ Accept: "text/event-stream" }), signal: ctrl.signal, cache: "no-store",
       });
       if (!r.ok || !r.body) throw new Error(`stream HTTP ${r.status}`);

@@ -19,6 +19,8 @@ namespace schedemu::api::control {
 
 namespace {
 
+constexpr char kGenerationHeader[] = "X-Schedemu-World-Generation";
+
 std::variant<int64_t, HttpResponse> SinceParam(const HttpRequest& req) {
   int64_t since = 0;
   auto q = req.Query("since");
@@ -40,7 +42,12 @@ HttpResponse GetEvents(Emulator& emu, const HttpRequest& req) {
   if (auto q = req.Query("limit"); q && (!absl::SimpleAtoi(std::string(*q), &limit) || limit < 1)) {
     return ControlError(400, "limit", "expected a positive integer");
   }
-  return emu.WithWorld([&](World& w) {
+  uint64_t generation = 0;
+  HttpResponse r = emu.WithWorld([&](World& w) {
+    // The world's generation, read under the world's lock, in a header (not the body, which is
+    // the world's and the same across a restart): a client that streams from `next_since`
+    // passes it back (StreamEvents), so a world replaced in between is not missed.
+    generation = emu.control().world_generation();
     OJson events = OJson::array();
     int64_t last = std::get<int64_t>(since);
     for (const Event& e : w.EventsSince(std::get<int64_t>(since))) {
@@ -52,13 +59,25 @@ HttpResponse GetEvents(Emulator& emu, const HttpRequest& req) {
                     {"next_since", last},
                     {"total", static_cast<int64_t>(w.events().size())}});
   });
+  r.headers.emplace_back(kGenerationHeader, std::to_string(generation));
+  return r;
 }
 
 HttpResponse StreamEvents(Emulator& emu, const HttpRequest& req) {
   auto since = SinceParam(req);
   if (auto* err = std::get_if<HttpResponse>(&since)) return *err;
   auto last = std::make_shared<int64_t>(std::get<int64_t>(since));
-  auto generation = std::make_shared<uint64_t>(emu.control().world_generation());
+  // `generation` (GET events' X-Schedemu-World-Generation): the world the client's `since` counts
+  // in. When it is not the current one (the world was reset or replaced after the client listed its
+  // events) the first chunk says `event: reset`; without it the stream counts in the world it
+  // connects to.
+  uint64_t seen = emu.control().world_generation();
+  if (auto q = req.Query("generation"); q && !absl::SimpleAtoi(std::string(*q), &seen)) {
+    return ControlError(
+        400, "generation",
+        "expected a non-negative integer (GET events' X-Schedemu-World-Generation)");
+  }
+  auto generation = std::make_shared<uint64_t>(seen);
   HttpResponse r;
   r.status = 200;
   r.content_type = "text/event-stream";

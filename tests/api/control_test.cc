@@ -22,6 +22,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kDemoWs[] = "11111111-1111-4111-8111-111111111111";
 constexpr char kCluster[] =
@@ -498,6 +499,43 @@ TEST_F(ControlTest, EventStreamSendsServerSentEvents) {
   EXPECT_THAT(c.data, HasSubstr("event: reset"));
   EXPECT_THAT(c.data, HasSubstr("id: 1\n"));
   ExpectError(Call("GET", "events/stream?since=x"), 400, "since");
+}
+
+// A client lists the events (with the world's generation), the world is replaced, then the client
+// connects its stream from its `since`: the first chunk says reset, even when the new world has as
+// many events as the old one (the dashboard's picker stayed on the old scenario when it did not).
+TEST_F(ControlTest, AStreamFromAnOlderGenerationStartsWithAReset) {
+  auto generation_of = [](const HttpResponse& r) {
+    for (const auto& [k, v] : r.headers) {
+      if (k == "X-Schedemu-World-Generation") return v;
+    }
+    return std::string("(none)");
+  };
+  SubmitCloudRu();
+  HttpResponse listed = Call("GET", "events");
+  ASSERT_EQ(listed.status, 200);
+  const std::string before = generation_of(listed);
+  ASSERT_NE(before, "(none)") << "GET events names the world's generation";
+  const int64_t since = json::parse(listed.body)["next_since"];
+  Ok("POST", "reset");
+  SubmitCloudRu();
+  HttpResponse after = Call("GET", "events");
+  EXPECT_NE(generation_of(after), before) << "a reset is a new generation";
+  ASSERT_GE(json::parse(after.body)["total"], since)
+      << "the new world has caught up: `since` alone cannot tell";
+  HttpResponse stale =
+      Call("GET", "events/stream?since=" + std::to_string(since) + "&generation=" + before);
+  ASSERT_EQ(stale.status, 200);
+  StreamChunk c = stale.stream();
+  EXPECT_THAT(c.data, HasSubstr("event: reset"));
+  EXPECT_THAT(c.data, HasSubstr("id: 1\nevent: submitted\n"));
+  // The current generation: no reset, the events after `since`.
+  HttpResponse current = Call("GET", "events/stream?since=" + std::to_string(since) +
+                                         "&generation=" + generation_of(after));
+  ASSERT_EQ(current.status, 200);
+  EXPECT_THAT(current.stream().data, Not(HasSubstr("event: reset")));
+  ExpectError(Call("GET", "events/stream?generation=-1"), 400, "generation");
+  ExpectError(Call("GET", "events/stream?generation=x"), 400, "generation");
 }
 
 TEST_F(ControlTest, Metrics) {
