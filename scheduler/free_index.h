@@ -24,7 +24,8 @@ class FreeIndex {
   static constexpr int kMaxFree = 1 << 16;
   static constexpr int kMaxNode = (1 << 24) - 1;
 
-  // Adds (free, node); false when it is there already. Both must be in range (asserted).
+  // Adds (free, node); false when it is there already. Both are non-negative: a node's free GPUs
+  // (a scenario's node has at most 1,024) and its index.
   bool Insert(int free, int node);
   // Removes (free, node); false when it is not there.
   bool Erase(int free, int node);
