@@ -30,6 +30,17 @@ class FreeIndex {
   // Removes (free, node); false when it is not there.
   bool Erase(int free, int node);
   size_t size() const { return size_; }
+  // How many nodes have `free` GPUs free.
+  size_t CountAt(int free) const {
+    return free >= 0 && static_cast<size_t>(free) < by_free_.size() ? by_free_[free].count : 0;
+  }
+  // One more than the largest free-GPU count ever inserted (0 before the first insert): the
+  // counts the world image lists per pool (PoolFreeCounts below).
+  size_t Buckets() const { return by_free_.size(); }
+  // Buckets() at least `n` (<= kMaxFree + 1): a decoded index takes its bucket count back.
+  void ExtendBuckets(size_t n) {
+    if (n > by_free_.size()) by_free_.resize(n);
+  }
 
   // A forward walk in (free, node) order; done() past the last entry.
   class Cursor {
@@ -155,6 +166,47 @@ inline void FreeIndex::Cursor::Settle(int free) {
 template <class A>
 void Fields(A& a, FreeIndex& x) {
   x.ImageFields(a);
+}
+
+// The per-pool counts of nodes by free GPUs, as the world image has listed them since its first
+// version (WorldIndexes::pool_count, which kept them beside the pools' index until the index
+// counted them itself): a vector per pool up to the last pool that ever held a node, each
+// Buckets() long. Written from the pools' indexes; a decode, after the indexes', checks them
+// against the decoded indexes and gives each its bucket count back, so that a decoded world
+// encodes to the same bytes.
+struct PoolFreeCounts {
+  std::vector<FreeIndex>& pools;
+};
+template <class A>
+void Fields(A& a, PoolFreeCounts& x) {
+  std::vector<std::vector<int>> counts;
+  if constexpr (A::kReading) {
+    a(counts);
+    bool ok = counts.size() <= x.pools.size() && (counts.empty() || !counts.back().empty());
+    for (size_t p = 0; ok && p < x.pools.size(); ++p) {
+      FreeIndex& f = x.pools[p];
+      const size_t n = p < counts.size() ? counts[p].size() : 0;
+      ok = n >= f.Buckets() && n <= static_cast<size_t>(FreeIndex::kMaxFree) + 1;
+      for (size_t g = 0; ok && g < n; ++g) {
+        ok = counts[p][g] >= 0 &&
+             static_cast<size_t>(counts[p][g]) == f.CountAt(static_cast<int>(g));
+      }
+      if (ok) f.ExtendBuckets(n);
+    }
+    if (!ok) a.Fail();
+  } else {
+    size_t n = 0;
+    for (size_t p = 0; p < x.pools.size(); ++p) {
+      if (x.pools[p].Buckets() > 0) n = p + 1;
+    }
+    counts.resize(n);
+    for (size_t p = 0; p < n; ++p) {
+      for (size_t g = 0; g < x.pools[p].Buckets(); ++g) {
+        counts[p].push_back(static_cast<int>(x.pools[p].CountAt(static_cast<int>(g))));
+      }
+    }
+    a(counts);
+  }
 }
 
 }  // namespace schedemu

@@ -196,9 +196,7 @@ struct WorldIndexes {
   // ---- nodes ----
   std::map<std::string, NodeIndex, std::less<>> node_by_name;
   // Placement pools: allocations first, then every partition of every cluster.
-  std::vector<FreeIndex> pool_free;  // (free GPUs, node), Up nodes (scheduler/free_index.h)
-  // Per pool: how many of pool_free's nodes have g free GPUs ([g]); bounds FindNodes in O(GPUs).
-  std::vector<std::vector<int>> pool_count;
+  std::vector<FreeIndex> pool_free;          // (free GPUs, node), Up nodes (scheduler/free_index.h)
   std::vector<std::vector<int>> node_pools;  // per node: pools it is in
   std::vector<int> partition_pool_base;      // per cluster: pool of its first partition
   std::vector<std::set<JobId>> node_jobs;    // per node: jobs with a worker on it

@@ -29,10 +29,10 @@ int64_t Placement::WorkerBound(const World& w, const PlaceSpec& s) {
   if (s.gpus <= 0) return INT64_MAX;
   int64_t bound = 0;
   for (int p : s.pools) {
-    if (static_cast<size_t>(p) >= w.ix_.pool_count.size()) continue;
-    const std::vector<int>& c = w.ix_.pool_count[p];
-    for (size_t g = static_cast<size_t>(s.gpus); g < c.size(); ++g) {
-      bound += s.distinct ? c[g] : int64_t{c[g]} * (static_cast<int>(g) / s.gpus);
+    const FreeIndex& f = w.ix_.pool_free[p];
+    for (size_t g = static_cast<size_t>(s.gpus); g < f.Buckets(); ++g) {
+      const int64_t c = static_cast<int64_t>(f.CountAt(static_cast<int>(g)));
+      bound += s.distinct ? c : c * (static_cast<int64_t>(g) / s.gpus);
     }
   }
   return bound;

@@ -1,8 +1,8 @@
 // Pools and capacity. A pool is the node set one job may be placed on: every allocation is a pool
 // (indices 0..allocations-1), then every partition of every cluster (partition_pool_base + p).
-// Per pool the index keeps the usable (Up, not removed) nodes ordered by free GPUs, and how many
-// nodes have g free GPUs, so placement starts at the first node with enough free GPUs and bounds
-// the workers that can fit in O(GPUs).
+// Per pool the index (scheduler/free_index.h) keeps the usable (Up, not removed) nodes ordered by
+// free GPUs, and how many nodes have g free GPUs, so placement starts at the first node with enough
+// free GPUs and bounds the workers that can fit in O(GPUs).
 //
 // Nodes live in one vector (an index is never reused). Allocation nodes take their shape from
 // `node_instance_type`: GPUs and model from the key; CPUs/RAM from the key, else 12 CPUs and
@@ -20,18 +20,11 @@
 
 namespace schedemu {
 
-void Pools::CountFree(World& w, int pool, int free_gpus, int delta) {
-  if (w.ix_.pool_count.size() <= static_cast<size_t>(pool)) w.ix_.pool_count.resize(pool + 1);
-  std::vector<int>& c = w.ix_.pool_count[pool];
-  if (c.size() <= static_cast<size_t>(free_gpus)) c.resize(free_gpus + 1, 0);
-  c[free_gpus] += delta;
-}
-
 void Pools::IndexRemove(World& w, NodeIndex i) {
   w.ix_.placement_epoch.Bump();
   const Node& n = w.nodes_[i];
   for (int p : w.ix_.node_pools[i]) {
-    if (w.ix_.pool_free[p].Erase(n.free_gpus, i)) CountFree(w, p, n.free_gpus, -1);
+    w.ix_.pool_free[p].Erase(n.free_gpus, i);
   }
 }
 
@@ -40,7 +33,7 @@ void Pools::IndexAdd(World& w, NodeIndex i) {
   const Node& n = w.nodes_[i];
   if (!Usable(n)) return;
   for (int p : w.ix_.node_pools[i]) {
-    if (w.ix_.pool_free[p].Insert(n.free_gpus, i)) CountFree(w, p, n.free_gpus, 1);
+    w.ix_.pool_free[p].Insert(n.free_gpus, i);
   }
 }
 
@@ -48,9 +41,7 @@ void Pools::AddNodeToPool(World& w, NodeIndex i, int pool) {
   w.ix_.placement_epoch.Bump();
   w.ix_.node_pools[i].push_back(pool);
   const Node& n = w.nodes_[i];
-  if (Usable(n) && w.ix_.pool_free[pool].Insert(n.free_gpus, i)) {
-    CountFree(w, pool, n.free_gpus, 1);
-  }
+  if (Usable(n)) w.ix_.pool_free[pool].Insert(n.free_gpus, i);
 }
 
 NodeIndex Pools::NewNode(World& w, std::string name, std::string model, int gpus, int cpus,

@@ -213,9 +213,10 @@ void Fields(A& a, PendingKey& x) {
 }
 template <class A>
 void Fields(A& a, WorldIndexes& x) {
+  PoolFreeCounts pool_count{x.pool_free};
   a(x.cloudru_names, x.slurm_ids, x.cloudru_pending, x.slurm_pending, x.slurm_entered,
     x.slurm_visits, x.victims_by_rank, x.releases, x.ws_active_gpus, x.active_jobs, x.released,
-    x.node_by_name, x.pool_free, x.pool_count, x.node_pools, x.partition_pool_base, x.node_jobs,
+    x.node_by_name, x.pool_free, pool_count, x.node_pools, x.partition_pool_base, x.node_jobs,
     x.node_reserved, x.reservations);
 }
 template <class A>
@@ -269,9 +270,9 @@ SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(TimerQueue, 72);  // buried_, bury_at_: derived, not in the image
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
 SCHEDEMU_IMAGE_SIZE(PendingKey, 80);     // reason, hashed, shape_hash: derived, not in the image
-SCHEDEMU_IMAGE_SIZE(WorldIndexes, 576);  // placement_epoch, victims_by_prio: derived, not listed
+SCHEDEMU_IMAGE_SIZE(WorldIndexes, 552);  // placement_epoch, victims_by_prio: derived, not listed
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
-SCHEDEMU_IMAGE_SIZE(World, 4000);  // cloudru_memo_ and work_ are derived: not in the image
+SCHEDEMU_IMAGE_SIZE(World, 3976);  // cloudru_memo_ and work_ are derived: not in the image
 #undef SCHEDEMU_IMAGE_SIZE
 #endif
 

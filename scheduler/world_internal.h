@@ -132,9 +132,6 @@ struct Pools {
                            int64_t ram_mb);
   // Shape of an allocation's nodes, from its node_instance_type.
   static NodeShape AllocationShape(const AllocationConfig& c);
-
- private:
-  static void CountFree(World& w, int pool, int free_gpus, int delta);
 };
 
 // ---- placement.cc: where a job fits ----

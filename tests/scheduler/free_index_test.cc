@@ -1,6 +1,9 @@
 // FreeIndex (scheduler/free_index.h), a placement pool's (free GPUs, node) order: against the
 // std::set<std::pair<int, int>> it replaced, under random inserts and erases over node indices
 // that span several summary words; its image bytes are the set's; a bad image fails the decode.
+// The per-pool counts the world image lists (PoolFreeCounts): the bytes of the counts the world
+// kept beside the index before, a decode gives them back to the index, and counts that disagree
+// with it fail the decode.
 #include <cstdint>
 #include <random>
 #include <set>
@@ -120,6 +123,91 @@ TEST(FreeIndex, AnImageOutOfRangeOrOrderDoesNotDecode) {
   in(y);
   EXPECT_TRUE(in.done());
   EXPECT_EQ(WalkFrom(y, 0), (std::vector<std::pair<int, int>>{{0, 1}, {0, 9}, {3, 2}}));
+}
+
+// Pools as a world leaves them: pool 0 had two nodes with 8 free GPUs, now one full and one with
+// 5 free; pool 1 never held a node; pool 2 holds one node with 3 free; pool 3 is empty.
+std::vector<FreeIndex> SamplePools() {
+  std::vector<FreeIndex> pools(4);
+  pools[0].Insert(8, 0);
+  pools[0].Insert(8, 1);
+  pools[0].Erase(8, 0);
+  pools[0].Insert(0, 0);
+  pools[0].Erase(8, 1);
+  pools[0].Insert(5, 1);
+  pools[2].Insert(3, 2);
+  return pools;
+}
+
+using Counts = std::vector<std::vector<int>>;
+
+std::string CountsImage(const Counts& counts) {
+  image::Writer w;
+  w(counts);
+  return w.out();
+}
+
+// The indexes decoded from `pools`' image, then the counts from `counts_image`.
+std::vector<FreeIndex> Decode(std::vector<FreeIndex>& pools, const std::string& counts_image,
+                              bool* ok) {
+  image::Writer out;
+  out(pools);
+  const std::string bytes = out.out() + counts_image;
+  image::Reader in(bytes);
+  std::vector<FreeIndex> back;
+  in(back);
+  PoolFreeCounts counts{back};
+  in(counts);
+  *ok = in.done();
+  return back;
+}
+
+TEST(FreeIndex, PoolCountsAreTheCountsAWorldKeptAndReadBackWithTheirLength) {
+  std::vector<FreeIndex> pools = SamplePools();
+  // What Pools::CountFree kept: per pool up to the last that held a node, [g] for every g up to
+  // the largest free count the pool ever held.
+  const Counts kept = {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {}, {0, 0, 0, 1}};
+  PoolFreeCounts counts{pools};
+  image::Writer a;
+  a(counts);
+  ASSERT_EQ(a.out(), CountsImage(kept));
+
+  bool ok = false;
+  std::vector<FreeIndex> back = Decode(pools, a.out(), &ok);
+  ASSERT_TRUE(ok);
+  // Pool 0 holds no node with 8 free now; its counts still run to 8, as the kept ones did.
+  EXPECT_EQ(back[0].Buckets(), 9u);
+  EXPECT_EQ(back[0].CountAt(0), 1u);
+  EXPECT_EQ(back[0].CountAt(5), 1u);
+  EXPECT_EQ(back[0].CountAt(8), 0u);
+  PoolFreeCounts again{back};
+  image::Writer b;
+  b(again);
+  EXPECT_EQ(b.out(), a.out());
+}
+
+TEST(FreeIndex, PoolCountsThatDisagreeWithTheIndexDoNotDecode) {
+  const std::vector<Counts> bad = {
+      {{1, 0, 0, 0, 0, 2, 0, 0, 0}, {}, {0, 0, 0, 1}},            // a count off
+      {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {}, {0, 0, 1}},               // shorter than the index
+      {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {}},                          // a pool's counts missing
+      {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {}, {0, 0, 0, 1}, {}},        // a trailing empty pool
+      {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {}, {0, 0, 0, 1}, {0}, {0}},  // more pools than there are
+      {{1, 0, 0, 0, 0, 1, 0, 0, 0}, {-1}, {0, 0, 0, 1}},          // a negative count
+  };
+  for (size_t k = 0; k < bad.size(); ++k) {
+    std::vector<FreeIndex> pools = SamplePools();
+    bool ok = true;
+    Decode(pools, CountsImage(bad[k]), &ok);
+    EXPECT_FALSE(ok) << "case " << k;
+  }
+  std::vector<FreeIndex> pools = SamplePools();
+  bool ok = false;
+  // Longer than the index holds now is how a world leaves counts it once had.
+  std::vector<FreeIndex> back =
+      Decode(pools, CountsImage({{1, 0, 0, 0, 0, 1, 0, 0, 0, 0}, {}, {0, 0, 0, 1}}), &ok);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(back[0].Buckets(), 10u);
 }
 
 }  // namespace free_index_test
