@@ -21,6 +21,7 @@
 #include "scheduler/free_index.h"
 #include "scheduler/model.h"
 #include "scheduler/node_pool.h"
+#include "scheduler/shape_ids.h"
 #include "scheduler/types.h"
 
 namespace schedemu {
@@ -56,12 +57,18 @@ struct JobStore : JobMap {
 // does not touch every job's request (scheduler/slurm_backfill.cc). A pending job's request,
 // partition and time limit must only change between ErasePending and InsertPending (debug
 // builds check it in the scan).
+//
+// The fields the backfill walk reads of every key it passes (PendingKey's first 32 bytes: the
+// flags, the shape number, `groupable`, `names_reservation` and `limit`) come first, so that
+// they share the cache lines of the tree node's links; the world image lists the fields in its
+// own order (world_image.cc).
 struct PendingShape {
-  int64_t pool = 0;
-  int workers = 0, gpus = 0, cpus = 0;
   bool groupable = false;          // ShapeOf has a value (no required/excluded nodes)
   bool names_reservation = false;  // request.reservation is set
-  TimeMs limit = 0;                // the job's time limit
+  int workers = 0;
+  TimeMs limit = 0;  // the job's time limit
+  int64_t pool = 0;
+  int gpus = 0, cpus = 0;
   size_t itype = 0;
   bool operator==(const PendingShape&) const = default;
 };
@@ -82,14 +89,14 @@ struct PendingKey {
   // the set, kUnknown when it must read the Job (slurm_backfill.cc, SetReason of a PendingKey,
   // says why it stays true). Not in the world image: a decoded key starts unknown.
   mutable ScanReason reason = ScanReason::kUnknown;
-  // Payload, derived: the scan's ShapeHash::Partial of the job's limit-less shape, set at its
-  // first visit (`hashed`); the shape and rank do not change while the key is in the set.
-  mutable bool hashed = false;
-  mutable uint64_t shape_hash = 0;
+  // Payload, derived: the number of the job's limit-less shape in WorldIndexes::shape_ids (0:
+  // not numbered yet), set by the Slurm scan at its first visit; the shape and rank do not change
+  // while the key is in the set. Not in the world image.
+  mutable uint32_t shape_id = 0;
+  PendingShape shape{};
   int64_t prio;
   int64_t seq;
   JobId id;
-  PendingShape shape{};
   bool operator<(const PendingKey& o) const {
     if (rank != o.rank) return rank > o.rank;
     if (prio != o.prio) return prio > o.prio;
@@ -205,6 +212,9 @@ struct WorldIndexes {
   std::vector<JobId> node_reserved;
   std::map<JobId, std::vector<NodeIndex>> reservations;
   PlacementEpoch placement_epoch;  // derived: not in the world image
+  // The limit-less shapes of the Slurm pending keys the scans met (PendingKey::shape_id). Derived:
+  // not in the world image.
+  ShapeIds shape_ids;
 };
 
 }  // namespace schedemu

@@ -11,7 +11,7 @@
 // keep out waits with Reservation or "ReqNodeNotAvail, Reserved for maintenance".
 #include "scheduler/world_internal.h"
 
-#include "scheduler/shape_table.h"
+#include "scheduler/shape_limit_set.h"
 
 #include <algorithm>
 #include <cassert>
@@ -27,8 +27,9 @@ namespace schedemu {
 namespace {
 
 // Placement results of one limit-less shape, valid while `version` equals the scan's state
-// version (bumped by every start, reservation change and preemption in the scan): FindNodes and
-// TryPreempt read only the shape and that state, so a repeated call would give the same answer.
+// version (bumped by every start, reservation change and preemption in the scan, and at the start
+// of each scan; never reused by one ScanTables): FindNodes and TryPreempt read only the shape and
+// that state, so a repeated call would give the same answer.
 struct ShapeMemo {
   uint64_t version = 0;
   int8_t avoid_fits = -1;  // FindNodes(spec avoiding the reservation): -1 unknown, 0 no, 1 yes
@@ -36,16 +37,39 @@ struct ShapeMemo {
   bool preempt_failed = false;
 };
 
-// The scratch of one scan: shapes that failed in it, and the placement memos. Kept across
-// passes: the limit-less shapes whose preemption plan failed on the placement state stamped
-// `plan_epoch` (WorldIndexes::placement_epoch): TryPreempt reads only the shape and that state,
-// so until a start, release, node or preemptor-reservation change it fails again.
+// The scratch of the scans, kept across passes and worlds (nothing is allocated or cleared per
+// pass), its arrays indexed by shape number (ShapeIds, shape_ids.h; grown to the scanned world's
+// count): the (shape, limit) keys that failed in this scan, the placement memos, and the
+// limit-less shapes whose preemption plan failed, plan_failed[id] == plan_gen, on the placement
+// state stamped `plan_epoch` (WorldIndexes::placement_epoch) in the numbering `plan_ids`
+// (ShapeIds::uid): TryPreempt reads only the shape and that state, so until a start, release,
+// node or preemptor-reservation change it fails again.
 struct ScanTables {
-  ShapeTable<Shape, bool> failed;
-  ShapeTable<Shape, ShapeMemo> memos;
-  ShapeTable<Shape, bool> plan_failed;
+  ShapeLimitSet failed;
+  std::vector<ShapeMemo> memos;
+  std::vector<uint64_t> plan_failed;
+  uint64_t plan_gen = 1;
   uint64_t plan_epoch = 0;
+  uint64_t plan_ids = 0;
+  uint64_t version = 0;
+
+  void Fit(size_t shapes) {
+    if (memos.size() > shapes) return;
+    memos.resize(shapes + 1);
+    plan_failed.resize(shapes + 1, 0);
+  }
 };
+
+// Scheduling::ShapeOf(w, j, false) of a groupable job, from its pending key.
+Shape PlainShape(const PendingKey& pk) {
+  return Shape{.pool = pk.shape.pool,
+               .workers = pk.shape.workers,
+               .gpus = pk.shape.gpus,
+               .cpus = pk.shape.cpus,
+               .rank = pk.rank,
+               .limit = 0,
+               .itype = pk.shape.itype};
+}
 
 // Assigns only when it changes (the scan sets the same reason on the same jobs pass after pass).
 void SetReason(Job& j, std::string_view reason) {
@@ -162,10 +186,10 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     ~Leave() { --d; }
   } leave{depth};
   auto& failed = tables.failed;
-  auto& memos = tables.memos;
   failed.Clear();
-  memos.Clear();
-  uint64_t version = 1;
+  tables.Fit(w.ix_.shape_ids.size());
+  uint64_t& version = tables.version;
+  ++version;  // the memos of earlier scans are stale
   bool blocked = false;
   int scanned = 0;
   ++w.work_.slurm_scans;
@@ -237,32 +261,18 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     assert(pk.visit || !JobIndexes::NeedsVisit(JobIndexes::JobAt(w, pk.id)));
     // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
     const bool resv_rules = advance_resv || pk.shape.names_reservation;
-    // == Scheduling::ShapeOf(w, j, false), from the key.
-    std::optional<Shape> plain;
+    // The number of Scheduling::ShapeOf(w, j, false), from the key (0: the job shares no
+    // shape), and the limit of its failed key: ShapeOf(w, j, res.has_value()).
+    uint32_t sid = 0;
     if (!resv_rules && pk.shape.groupable) {
-      plain = Shape{.pool = pk.shape.pool,
-                    .workers = pk.shape.workers,
-                    .gpus = pk.shape.gpus,
-                    .cpus = pk.shape.cpus,
-                    .rank = pk.rank,
-                    .limit = 0,
-                    .itype = pk.shape.itype};
-    }
-    std::optional<Shape> key = plain;
-    uint64_t key_hash = 0, plain_hash = 0;
-    if (plain) {
-      if (!pk.hashed) {
-        pk.shape_hash = ShapeHash::Partial(*plain);
-        pk.hashed = true;
+      if (pk.shape_id == 0) {
+        pk.shape_id = w.ix_.shape_ids.Intern(PlainShape(pk));
+        tables.Fit(w.ix_.shape_ids.size());
       }
-      assert(pk.shape_hash == ShapeHash::Partial(*plain));
-      plain_hash = ShapeHash::WithLimit(pk.shape_hash, 0);
-      key_hash = plain_hash;
-      if (res) {
-        key->limit = pk.shape.limit;  // == ShapeOf(w, j, true)
-        key_hash = ShapeHash::WithLimit(pk.shape_hash, pk.shape.limit);
-      }
+      sid = pk.shape_id;
+      assert(w.ix_.shape_ids.Of(sid) == PlainShape(pk));
     }
+    const TimeMs key_limit = res ? pk.shape.limit : 0;
     // Most of a long walk: a job with nothing to check before its shape (no deadline,
     // dependency, array throttle, accounting gate, reservation rules or preemptor nodes; not
     // the main pass past a blocked job) whose fate this pass already knows. Its key failed, or,
@@ -271,22 +281,23 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // but would end after the reservation (Priority). The slow path below would reach the same
     // end by the same memos (and one more FindNodes that fits); the Job is not read unless its
     // reason changes.
-    if (key && !pk.visit && !gated && (backfill || !blocked) &&
+    if (sid != 0 && !pk.visit && !gated && (backfill || !blocked) &&
         (w.ix_.reservations.empty() || !w.ix_.reservations.count(pk.id))) {
-      assert(plain == Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
+      assert(PlainShape(pk) == Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
       std::optional<ScanReason> known;
-      if (failed.Find(*key, key_hash) != nullptr) {
+      const size_t at = failed.Find(sid, key_limit);
+      if (failed.Holds(at)) {
         known = res ? ScanReason::kPriority : ScanReason::kResources;
       } else if (res) {
-        const ShapeMemo* m = memos.Find(*plain, plain_hash);
-        if (m != nullptr && m->version == version && m->avoid_fits == 0 && m->preempt_failed) {
-          if (m->fits == 0) {
+        const ShapeMemo& m = tables.memos[sid];
+        if (m.version == version && m.avoid_fits == 0 && m.preempt_failed) {
+          if (m.fits == 0) {
             known = ScanReason::kResources;
-          } else if (m->fits == 1 && end_slot(pk.shape.limit) > res->at) {
+          } else if (m.fits == 1 && end_slot(pk.shape.limit) > res->at) {
             known = ScanReason::kPriority;
           }
         }
-        if (known) failed.FindOrInsert(*key, key_hash);
+        if (known) failed.Add(at, sid, key_limit);
       }
       if (known) {
         SetReason(w, entry, *known);
@@ -355,8 +366,9 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       continue;
     }
     // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
-    assert(resv_rules || plain == Scheduling::ShapeOf(w, j, false));
-    if (key && failed.Find(*key, key_hash) != nullptr) {
+    assert(resv_rules || (sid != 0 ? std::optional<Shape>(PlainShape(pk)) : std::nullopt) ==
+                             Scheduling::ShapeOf(w, j, false));
+    if (sid != 0 && failed.Contains(sid, key_limit)) {
       SetReason(w, entry, res ? ScanReason::kPriority : ScanReason::kResources);
       // block(j) of a groupable job (ShapeOf: no required nodes), without reading its request.
       assert(j.request.required_nodes.empty());
@@ -366,8 +378,8 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     ShapeMemo scratch;
     ShapeMemo* memo = &scratch;  // no sharing for jobs with required/excluded nodes
-    if (plain) {
-      memo = &memos.FindOrInsert(*plain, plain_hash);
+    if (sid != 0) {
+      memo = &tables.memos[sid];
       if (memo->version != version) *memo = ShapeMemo{version};
     }
     spec.reset();  // built when a placement is actually computed
@@ -421,11 +433,12 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     if (!memo->preempt_failed) {
       const uint64_t epoch = w.ix_.placement_epoch.v;
-      if (tables.plan_epoch != epoch) {
-        tables.plan_failed.Clear();
+      if (tables.plan_epoch != epoch || tables.plan_ids != w.ix_.shape_ids.uid()) {
+        ++tables.plan_gen;  // forgets every entry
         tables.plan_epoch = epoch;
+        tables.plan_ids = w.ix_.shape_ids.uid();
       }
-      const bool known = plain && tables.plan_failed.Find(*plain, plain_hash) != nullptr;
+      const bool known = sid != 0 && tables.plan_failed[sid] == tables.plan_gen;
       if (!known && PreemptionPlanner::TryPreempt(w, j)) {
         ++version;
         failed.Clear();
@@ -433,7 +446,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         continue;
       }
       memo->preempt_failed = true;
-      if (plain && !known) tables.plan_failed.FindOrInsert(*plain, plain_hash);
+      if (sid != 0 && !known) tables.plan_failed[sid] = tables.plan_gen;
     }
     bool fits_now = res.has_value() && fits().has_value();
     std::optional<std::string_view> held_back;  // by an advance reservation
@@ -445,7 +458,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     // The main pass reads no reservation (it does not look past a blocked job).
     if (!res && backfill) res = ComputeReservation(w, j, s());
-    if (key) failed.FindOrInsert(*key, key_hash);
+    if (sid != 0) failed.Insert(sid, key_limit);
     if (pk.shape.groupable) {  // block(j) without reading the request (no required nodes)
       assert(j.request.required_nodes.empty());
       blocked = true;

@@ -251,40 +251,7 @@ struct PreemptionPlanner {
 };
 
 // ---- pass.cc: the scheduling pass of an instant ----
-// What makes two pending jobs equivalent for placement within one pass.
-struct Shape {
-  int64_t pool = 0;
-  int workers = 0, gpus = 0, cpus = 0, rank = 0;
-  TimeMs limit = 0;
-  size_t itype = 0;
-  bool operator==(const Shape&) const = default;
-};
-// Multiply-xorshift over the fields, the limit last: a pending key keeps the hash of the rest
-// (PendingKey::shape_hash), so the scan hashes a job's shape with and without its limit in one
-// step each (slurm_backfill.cc).
-struct ShapeHash {
-  static void Mix(uint64_t& h, uint64_t v) {
-    h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-  }
-  // Every field but the limit.
-  static uint64_t Partial(const Shape& s) {
-    uint64_t h = static_cast<uint64_t>(s.pool);
-    Mix(h, static_cast<uint32_t>(s.workers) |
-               (static_cast<uint64_t>(static_cast<uint32_t>(s.gpus)) << 32));
-    Mix(h, static_cast<uint32_t>(s.cpus) |
-               (static_cast<uint64_t>(static_cast<uint32_t>(s.rank)) << 32));
-    Mix(h, static_cast<uint64_t>(s.itype));
-    return h;
-  }
-  static size_t WithLimit(uint64_t partial, TimeMs limit) {
-    uint64_t h = partial;
-    Mix(h, static_cast<uint64_t>(limit));
-    return static_cast<size_t>(h ^ (h >> 32));
-  }
-  size_t operator()(const Shape& s) const { return WithLimit(Partial(s), s.limit); }
-};
-
+// Shape and ShapeHash: scheduler/shape_ids.h.
 struct Scheduling {
   static void Pass(World& w);
   static std::optional<Shape> ShapeOf(const World& w, const Job& j, bool with_limit);

@@ -135,5 +135,32 @@ TEST(FailedPreemptionPlan, GivesWayToARelease) {
   EXPECT_NE(J(w, big).state, JobState::kPending);
 }
 
+// The failed plans outlive a pass, keyed by shape number: a world and its snapshot share a
+// placement stamp, but each numbers the shapes it meets after the copy on its own (ShapeIds::uid).
+// Here the original's new shape (a 2-node spot job, which cannot preempt spot jobs) and the
+// copy's (a 1-node batch job, which can) both take the next number, on the same placement state:
+// the copy's plan is still computed, and preempts.
+TEST(FailedPreemptionPlan, IsNotTakenForAnotherShapeOfASnapshotWithTheSameNumber) {
+  World w = MakeWorld(SlurmConfig(2));
+  JobId s1 = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100000)));
+  JobId s2 = MustSubmit(w, SlurmJob("alice", "spot", 1, 8, FromSeconds(100000)));
+  Advance(w, 0);
+  ASSERT_EQ(J(w, s1).state, JobState::kRunning);
+  ASSERT_EQ(J(w, s2).state, JobState::kRunning);
+  World copy = w;
+  ASSERT_EQ(copy.PlacementStamp(), w.PlacementStamp());
+  JobId wide = MustSubmit(w, SlurmJob("bob", "spot", 2, 8, FromSeconds(100)));
+  Advance(w, 0);
+  EXPECT_EQ(J(w, wide).state, JobState::kPending);
+  EXPECT_EQ(J(w, s1).state, JobState::kRunning);
+  EXPECT_EQ(J(w, s2).state, JobState::kRunning);
+  ASSERT_EQ(copy.PlacementStamp(), w.PlacementStamp()) << "a failed plan changes no state";
+  MustSubmit(copy, SlurmJob("bob", "batch", 1, 8, FromSeconds(100)));
+  Advance(copy, 0);
+  const int running =
+      (J(copy, s1).state == JobState::kRunning) + (J(copy, s2).state == JobState::kRunning);
+  EXPECT_EQ(running, 1) << "one spot job preempted for the batch job";
+}
+
 }  // namespace pass_memo
 }  // namespace schedemu::testing
