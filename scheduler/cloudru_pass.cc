@@ -21,24 +21,6 @@
 
 namespace schedemu {
 
-namespace {
-
-// == Scheduling::ShapeOf(w, j, false) of the pending job `k` names, from its key (the pending
-// index keeps the shape: no read of the job, no hash of its instance type).
-std::optional<Shape> ShapeOfKey(const PendingKey& k) {
-  if (!k.shape.groupable) return std::nullopt;
-  Shape s;
-  s.pool = k.shape.pool;
-  s.workers = k.shape.workers;
-  s.gpus = k.shape.gpus;
-  s.cpus = k.shape.cpus;
-  s.rank = k.rank;
-  s.itype = k.shape.itype;
-  return s;
-}
-
-}  // namespace
-
 bool CloudRuPass::Run(World& w, int region) {
   auto& pending = w.ix_.cloudru_pending[region];
   if (w.cloudru_memo_.size() < w.ix_.cloudru_pending.size()) {
@@ -58,7 +40,7 @@ bool CloudRuPass::Run(World& w, int region) {
     blocked = memo.blocked;
     scanned = memo.scanned;
     failed_keys = memo.failed;
-    for (const PendingKey& k : failed_keys) failed.insert(*ShapeOfKey(k));
+    for (const PendingKey& k : failed_keys) failed.insert(*JobIndexes::ShapeOfKey(k));
     if (memo.has_last) it = pending.upper_bound(memo.last);
   }
   memo.valid = false;
@@ -87,7 +69,7 @@ bool CloudRuPass::Run(World& w, int region) {
     const PendingKey& key = *it;
     last = it;
     ++it;
-    std::optional<Shape> shape = ShapeOfKey(key);
+    std::optional<Shape> shape = JobIndexes::ShapeOfKey(key);
     if (shape && failed.contains(*shape)) {
       blocked = true;
       continue;

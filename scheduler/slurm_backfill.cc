@@ -60,17 +60,6 @@ struct ScanTables {
   }
 };
 
-// Scheduling::ShapeOf(w, j, false) of a groupable job, from its pending key.
-Shape PlainShape(const PendingKey& pk) {
-  return Shape{.pool = pk.shape.pool,
-               .workers = pk.shape.workers,
-               .gpus = pk.shape.gpus,
-               .cpus = pk.shape.cpus,
-               .rank = pk.rank,
-               .limit = 0,
-               .itype = pk.shape.itype};
-}
-
 // Assigns only when it changes (the scan sets the same reason on the same jobs pass after pass).
 void SetReason(Job& j, std::string_view reason) {
   if (j.reason != reason) j.reason = reason;
@@ -266,11 +255,11 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     uint32_t sid = 0;
     if (!resv_rules && pk.shape.groupable) {
       if (pk.shape_id == 0) {
-        pk.shape_id = w.ix_.shape_ids.Intern(PlainShape(pk));
+        pk.shape_id = w.ix_.shape_ids.Intern(*JobIndexes::ShapeOfKey(pk));
         tables.Fit(w.ix_.shape_ids.size());
       }
       sid = pk.shape_id;
-      assert(w.ix_.shape_ids.Of(sid) == PlainShape(pk));
+      assert(w.ix_.shape_ids.Of(sid) == JobIndexes::ShapeOfKey(pk));
     }
     const TimeMs key_limit = res ? pk.shape.limit : 0;
     // Most of a long walk: a job with nothing to check before its shape (no deadline,
@@ -283,7 +272,8 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // reason changes.
     if (sid != 0 && !pk.visit && !gated && (backfill || !blocked) &&
         (w.ix_.reservations.empty() || !w.ix_.reservations.count(pk.id))) {
-      assert(PlainShape(pk) == Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
+      assert(JobIndexes::ShapeOfKey(pk) ==
+             Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
       std::optional<ScanReason> known;
       const size_t at = failed.Find(sid, key_limit);
       if (failed.Holds(at)) {
@@ -366,8 +356,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
       continue;
     }
     // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
-    assert(resv_rules || (sid != 0 ? std::optional<Shape>(PlainShape(pk)) : std::nullopt) ==
-                             Scheduling::ShapeOf(w, j, false));
+    assert(resv_rules || JobIndexes::ShapeOfKey(pk) == Scheduling::ShapeOf(w, j, false));
     if (sid != 0 && failed.Contains(sid, key_limit)) {
       SetReason(w, entry, res ? ScanReason::kPriority : ScanReason::kResources);
       // block(j) of a groupable job (ShapeOf: no required nodes), without reading its request.

@@ -94,6 +94,19 @@ struct JobIndexes {
   static void ErasePending(World& w, const Job& j);
   // What InsertPending copies into the job's PendingKey (indexes.h PendingShape).
   static PendingShape ShapeOfPending(const World& w, const Job& j);
+  // Back from the key: == Scheduling::ShapeOf(w, j, false) of the pending job `k` names (no
+  // read of the job, no hash of its instance type); the Cloud.ru pass and the Slurm scan group
+  // jobs by it.
+  static std::optional<Shape> ShapeOfKey(const PendingKey& k) {
+    if (!k.shape.groupable) return std::nullopt;
+    return Shape{.pool = k.shape.pool,
+                 .workers = k.shape.workers,
+                 .gpus = k.shape.gpus,
+                 .cpus = k.shape.cpus,
+                 .rank = k.rank,
+                 .limit = 0,
+                 .itype = k.shape.itype};
+  }
   // Whether the main pass must visit a pending Slurm job past a blocked one (PendingKey::visit).
   static bool NeedsVisit(const Job& j);
   static bool SlurmEligible(const World& w, const Job& j) {
