@@ -78,8 +78,8 @@ enum class ScanReason : uint8_t { kUnknown = 0, kPriority, kResources };
 
 // Pending order: priority rank descending, then (Slurm) the job priority descending (the QOS
 // part of PriorityWeightQOS, less `nice`, or an operator's priority: Job::slurm_priority), then
-// queue_seq (submit order) ascending. A requeued Slurm job gets a new queue_seq (its submit time
-// is reset). `shape` is payload, not order.
+// queue_seq (submit order) ascending. A requeued Slurm job keeps its queue_seq, and so re-enters
+// where it was (slurm_lifecycle.cc). `shape` is payload, not order.
 struct PendingKey {
   int rank;
   // The main pass must visit this job even past a blocked one (JobIndexes::NeedsVisit: a

@@ -5,7 +5,8 @@
 // Requeue (preemption in a partition with PreemptMode REQUEUE, or a node failure, for a job with
 // requeue=true): restart_count + 1 at the interruption; after the epilog a new run whose
 // submit_time = the interruption time and eligible_time = that + requeue_delay (reason BeginTime
-// until then), with a new queue_seq. PreemptMode CANCEL or requeue=false: PREEMPTED / NODE_FAIL.
+// until then), keeping its queue_seq (its place in the pending order). PreemptMode CANCEL or
+// requeue=false: PREEMPTED / NODE_FAIL.
 #include "scheduler/world_internal.h"
 
 #include <string>
