@@ -53,4 +53,15 @@ bool AppendResponseHead(std::string& out, unsigned version, int status,
   return true;
 }
 
+void AppendChunkSize(std::string& out, size_t size) {
+  char digits[2 * sizeof(size_t)];
+  size_t n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[size & 0xf];
+    size >>= 4;
+  } while (size != 0);
+  while (n > 0) out.push_back(digits[--n]);
+  out.append("\r\n");
+}
+
 }  // namespace schedemu

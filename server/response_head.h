@@ -1,5 +1,5 @@
 // The HTTP/1.1 head of an answer, written by hand exactly as Beast's serializer writes the
-// session's http::response (server/session.cc): the status line, Server, Content-Type, the
+// session's http::response (server/session_impl.h): the status line, Server, Content-Type, the
 // answer's own headers in order, "Connection: close" when the connection ends, Content-Length.
 // The session sends it and the body (one string or the pieces of api/body_pieces.h) with one
 // gathered write instead of building a Beast message per answer. Answers this does not cover
@@ -22,6 +22,13 @@ bool AppendResponseHead(std::string& out, unsigned version, int status,
                         std::string_view content_type,
                         const std::vector<std::pair<std::string, std::string>>& headers,
                         bool keep_alive, size_t content_length);
+
+// The framing of a chunked body (RFC 9112 7.1), as Beast's http::make_chunk and
+// http::make_chunk_last write it: a chunk is its size in hex and CRLF, the data, CRLF; the last
+// chunk, without trailer fields, "0\r\n\r\n".
+void AppendChunkSize(std::string& out, size_t size);
+inline constexpr std::string_view kChunkEnd = "\r\n";
+inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
 
 }  // namespace schedemu
 

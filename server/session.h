@@ -64,8 +64,8 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   BasicSession(const BasicSession&) = delete;
   BasicSession& operator=(const BasicSession&) = delete;
 
-  // Begins on the connection's thread: answers 503 and closes when `over_capacity`, else reads the first
-  // request.
+  // Begins on the connection's thread: answers 503 and closes when `over_capacity`, else reads the
+  // first request.
   void Start(bool over_capacity);
   // Any thread: close when idle, otherwise after the answers of the requests already read.
   void Shutdown() override;
@@ -129,6 +129,13 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
   template <typename Message>
   void SetCommonHeaders(Message& res, const Answer& answer);
   void AfterWrite(boost::beast::error_code ec);
+  // What follows a write: the next answer (AfterWrite), closing, or the stream's next poll or end.
+  enum class After { kNext, kClose, kPoll, kFinish };
+  void WriteMessage(
+      std::shared_ptr<boost::beast::http::response<boost::beast::http::string_body>> res,
+      After then);
+  void WriteGather(After then);
+  void Written(boost::beast::error_code ec, After then);
 
   // Chunked streaming (HTTP/1.1) or close-delimited (HTTP/1.0) of the front answer.
   void StartStream();
@@ -186,6 +193,8 @@ class BasicSession : public Connection, public std::enable_shared_from_this<Basi
       serializer_;
   api::StreamPoller poller_;
   std::string pending_;
+  std::string stream_data_;  // the data of the stream write in flight
+  std::string chunk_head_;   // its chunk-size line
   bool streaming_ = false;
   bool chunked_ = true;
 

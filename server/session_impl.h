@@ -320,10 +320,45 @@ void BasicSession<Stream>::WriteResponse() {
   res->prepare_payload();
   if (answer.head_only) res->body().clear();
   TcpTimeout(context_.options.write_timeout_ms);
-  http::async_write(stream_, *res,
-                    [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
-                      self->AfterWrite(ec);
-                    });
+  WriteMessage(std::move(res), After::kNext);
+}
+
+// One Beast-serialised answer, then AfterWrite or Close. Every such write goes through here, so
+// the composed write operation is instantiated once per stream type, not once per caller (each
+// lambda a type of its own: the TLS session's translation unit is the longest of the build).
+template <class Stream>
+void BasicSession<Stream>::WriteMessage(std::shared_ptr<http::response<http::string_body>> res,
+                                        After then) {
+  http::response<http::string_body>& message = *res;
+  http::async_write(stream_, message,
+                    [self = this->shared_from_this(), res = std::move(res), then](
+                        beast::error_code ec, std::size_t) { self->Written(ec, then); });
+}
+
+// Buffers already in gather_, then `then`: the gathered answers and the streamed chunks share
+// this one write (one instantiation per stream type).
+template <class Stream>
+void BasicSession<Stream>::WriteGather(After then) {
+  net::async_write(stream_, std::span<const net::const_buffer>(gather_),
+                   [self = this->shared_from_this(), then](beast::error_code ec, std::size_t) {
+                     self->Written(ec, then);
+                   });
+}
+
+template <class Stream>
+void BasicSession<Stream>::Written(beast::error_code ec, After then) {
+  switch (then) {
+    case After::kNext:
+      return AfterWrite(ec);
+    case After::kClose:
+      return Close();
+    case After::kPoll:
+      if (ec) return Close();
+      return SchedulePoll(0);
+    case After::kFinish:
+      if (ec) return Close();
+      return FinishStream();
+  }
 }
 
 // The head written by hand (server/response_head.h) and the body, one string or its pieces (the
@@ -355,10 +390,7 @@ bool BasicSession<Stream>::WriteGathered() {
     }
   }
   // The answer stays at the queue's front (a deque: its address is stable) until AfterWrite.
-  net::async_write(stream_, std::span<const net::const_buffer>(gather_),
-                   [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                     self->AfterWrite(ec);
-                   });
+  WriteGather(After::kNext);
   return true;
 }
 
@@ -377,10 +409,7 @@ void BasicSession<Stream>::WriteError() {
   res->prepare_payload();
   close_after_ = true;
   TcpTimeout(context_.options.final_write_timeout_ms);
-  http::async_write(stream_, *res,
-                    [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
-                      self->AfterWrite(ec);
-                    });
+  WriteMessage(std::move(res), After::kNext);
 }
 
 template <class Stream>
@@ -392,9 +421,7 @@ void BasicSession<Stream>::RefuseOverCapacity() {
   res->body() = R"({"error":"too many connections"})";
   res->prepare_payload();
   TcpTimeout(context_.options.final_write_timeout_ms);
-  http::async_write(
-      stream_, *res,
-      [self = this->shared_from_this(), res](beast::error_code, std::size_t) { self->Close(); });
+  WriteMessage(std::move(res), After::kClose);
 }
 
 template <class Stream>
@@ -446,20 +473,20 @@ void BasicSession<Stream>::WriteStreamData(bool done) {
     if (done) return FinishStream();
     return SchedulePoll(0);
   }
-  auto data = std::make_shared<std::string>(std::move(pending_));
+  // The data written stays in stream_data_ until the write ends (one write at a time: the next
+  // poll waits for it). Chunked: its size in hex, CRLF, the data, CRLF (RFC 9112 7.1).
+  stream_data_.swap(pending_);
   pending_.clear();
-  auto on_written = [self = this->shared_from_this(), data, done](beast::error_code ec,
-                                                                  std::size_t) {
-    if (ec) return self->Close();
-    if (done) return self->FinishStream();
-    self->SchedulePoll(0);
-  };
-  TcpTimeout(context_.options.write_timeout_ms);
+  gather_.clear();
   if (chunked_) {
-    net::async_write(stream_, http::make_chunk(net::buffer(*data)), std::move(on_written));
-  } else {
-    net::async_write(stream_, net::buffer(*data), std::move(on_written));
+    chunk_head_.clear();
+    AppendChunkSize(chunk_head_, stream_data_.size());
+    gather_.push_back(net::buffer(chunk_head_));
   }
+  gather_.push_back(net::buffer(stream_data_));
+  if (chunked_) gather_.push_back(net::buffer(kChunkEnd.data(), kChunkEnd.size()));
+  TcpTimeout(context_.options.write_timeout_ms);
+  WriteGather(done ? After::kFinish : After::kPoll);
 }
 
 template <class Stream>
@@ -484,10 +511,10 @@ void BasicSession<Stream>::FinishStream() {
   poller_ = nullptr;
   if (!chunked_) return Close();
   TcpTimeout(context_.options.final_write_timeout_ms);
-  net::async_write(stream_, http::make_chunk_last(),
-                   [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                     self->AfterWrite(ec);
-                   });
+  gather_.clear();
+  gather_.push_back(
+      net::buffer(kLastChunk.data(), kLastChunk.size()));  // the last chunk, no trailer fields
+  WriteGather(After::kNext);
 }
 
 template <class Stream>

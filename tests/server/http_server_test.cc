@@ -15,6 +15,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/router.h"
@@ -461,6 +463,29 @@ TEST_F(HttpServerTest, StreamedResponseIsChunkedUntilDone) {
   EXPECT_LT(first, l1);
   EXPECT_THAT(out, HasSubstr("\r\n0\r\n\r\n"));  // last chunk
   EXPECT_EQ(polls_.load(), 3);
+  // Well-formed chunks: Beast's parser reads the whole body back.
+  namespace http = boost::beast::http;
+  http::response_parser<http::string_body> parser;
+  parser.eager(true);
+  boost::beast::error_code ec;
+  const size_t used = parser.put(boost::asio::buffer(out), ec);
+  ASSERT_FALSE(ec) << ec.message() << "\n" << out;
+  EXPECT_EQ(used, out.size());
+  ASSERT_TRUE(parser.is_done()) << out;
+  EXPECT_TRUE(parser.chunked());
+  EXPECT_EQ(parser.get().body(), "first\nline 1\nline 2\nline 3\n");
+}
+
+// HTTP/1.0 has no chunks: the streamed data follows the head as it is, and the connection's
+// close ends it.
+TEST_F(HttpServerTest, StreamedResponseToHttp10IsCloseDelimited) {
+  StartServer();
+  std::string out = RawExchange("GET /t/stream HTTP/1.0\r\n\r\n");
+  ASSERT_THAT(out, StartsWith("HTTP/1.0 200"));
+  const size_t head_end = out.find("\r\n\r\n");
+  ASSERT_NE(head_end, std::string::npos) << out;
+  EXPECT_THAT(out.substr(0, head_end), Not(HasSubstr("chunked")));
+  EXPECT_EQ(out.substr(head_end + 4), "first\nline 1\nline 2\nline 3\n");
 }
 
 TEST_F(HttpServerTest, StopDrainsAndRunReturns) {
