@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 
 namespace schedemu {
 
@@ -54,14 +55,7 @@ bool AppendResponseHead(std::string& out, unsigned version, int status,
 }
 
 void AppendChunkSize(std::string& out, size_t size) {
-  char digits[2 * sizeof(size_t)];
-  size_t n = 0;
-  do {
-    digits[n++] = "0123456789abcdef"[size & 0xf];
-    size >>= 4;
-  } while (size != 0);
-  while (n > 0) out.push_back(digits[--n]);
-  out.append("\r\n");
+  absl::StrAppend(&out, absl::Hex(size), "\r\n");
 }
 
 }  // namespace schedemu

@@ -484,7 +484,7 @@ void BasicSession<Stream>::WriteStreamData(bool done) {
     gather_.push_back(net::buffer(chunk_head_));
   }
   gather_.push_back(net::buffer(stream_data_));
-  if (chunked_) gather_.push_back(net::buffer(kChunkEnd.data(), kChunkEnd.size()));
+  if (chunked_) gather_.push_back(net::buffer(kChunkEnd));
   TcpTimeout(context_.options.write_timeout_ms);
   WriteGather(done ? After::kFinish : After::kPoll);
 }
@@ -512,8 +512,7 @@ void BasicSession<Stream>::FinishStream() {
   if (!chunked_) return Close();
   TcpTimeout(context_.options.final_write_timeout_ms);
   gather_.clear();
-  gather_.push_back(
-      net::buffer(kLastChunk.data(), kLastChunk.size()));  // the last chunk, no trailer fields
+  gather_.push_back(net::buffer(kLastChunk));  // the last chunk, no trailer fields
   WriteGather(After::kNext);
 }
 

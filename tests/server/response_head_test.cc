@@ -18,6 +18,15 @@ namespace {
 namespace http = boost::beast::http;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+// The bytes of a buffer sequence.
+std::string Bytes(const auto& buffers) {
+  std::string out;
+  for (auto b : boost::beast::buffers_range(buffers)) {
+    out.append(static_cast<const char*>(b.data()), b.size());
+  }
+  return out;
+}
+
 // What the session's Beast path writes before the body (SetCommonHeaders + prepare_payload).
 std::string BeastHead(int status, const std::string& content_type, const Headers& headers,
                       bool keep_alive, const std::string& body) {
@@ -34,9 +43,7 @@ std::string BeastHead(int status, const std::string& content_type, const Headers
   boost::beast::error_code ec;
   while (!sr.is_header_done()) {
     sr.next(ec, [&](boost::beast::error_code&, const auto& buffers) {
-      for (auto b : boost::beast::buffers_range(buffers)) {
-        out.append(static_cast<const char*>(b.data()), b.size());
-      }
+      out.append(Bytes(buffers));
       sr.consume(boost::beast::buffer_bytes(buffers));
     });
     EXPECT_FALSE(ec) << ec.message();
@@ -82,14 +89,6 @@ TEST(ResponseHeadTest, LeavesTheRestToBeast) {
   EXPECT_FALSE(
       AppendResponseHead(head, 11, 200, "text/plain", {{"Transfer-Encoding", "chunked"}}, true, 3));
   EXPECT_EQ(head, "kept");
-}
-
-std::string Bytes(const auto& buffers) {
-  std::string out;
-  for (auto b : boost::beast::buffers_range(buffers)) {
-    out.append(static_cast<const char*>(b.data()), b.size());
-  }
-  return out;
 }
 
 TEST(ResponseHeadTest, FramesChunksAsBeastDoes) {
