@@ -93,6 +93,9 @@ struct PendingKey {
   // not numbered yet), set by the Slurm scan at its first visit; the shape and rank do not change
   // while the key is in the set. Not in the world image.
   mutable uint32_t shape_id = 0;
+  // Payload, derived: the number of the job's (shape, limit) key (ShapeIds::InternKey), set with
+  // `shape_id`. Not in the world image.
+  mutable uint32_t key_id = 0;
   PendingShape shape{};
   int64_t prio;
   int64_t seq;

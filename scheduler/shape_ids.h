@@ -4,8 +4,8 @@
 // The walk (slurm_backfill.cc) looks up every job it examines in per-pass tables keyed by the
 // job's shape: hashing and comparing the 48-byte Shape took about a third of a long walk's
 // instructions. A pending key remembers its shape's number instead (PendingKey::shape_id, set
-// at its first visit), so the tables are arrays indexed by it, or (with the limit) a set of
-// 16-byte keys (shape_limit_set.h).
+// at its first visit), and the number of its (shape, limit) key beside it (PendingKey::key_id),
+// so the tables are arrays indexed by those numbers (the failed keys: key_set.h).
 #ifndef SCHEDEMU_SCHEDULER_SHAPE_IDS_H_
 #define SCHEDEMU_SCHEDULER_SHAPE_IDS_H_
 
@@ -13,6 +13,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -52,26 +53,54 @@ struct ShapeHash {
 // numbers its keys afresh. It only grows, by one per distinct (pool, workers, GPUs, CPUs, rank,
 // instance type) of a pending job: a handful per partition.
 //
+// The (shape number, time limit) keys of the walk's failed set are numbered too, 1, 2, ... in
+// first-seen order over every shape (a shape's limit-0 key when the shape is numbered: the key
+// of every job of the shape before the pass's reservation). They grow by one per distinct time
+// limit of a shape: a trace's few thousand.
+//
 // `uid` names this numbering in the process: a copy (a world snapshot) numbers the shapes it
 // meets after the copy on its own, so it takes a new uid, and a table that outlives a scan
 // (the failed preemption plans) is valid for one uid only.
 class ShapeIds {
  public:
   ShapeIds() : uid_(NextUid()) {}
-  ShapeIds(const ShapeIds& o) : ids_(o.ids_), shapes_(o.shapes_), uid_(NextUid()) {}
+  ShapeIds(const ShapeIds& o)
+      : ids_(o.ids_),
+        shapes_(o.shapes_),
+        key_ids_(o.key_ids_),
+        zero_keys_(o.zero_keys_),
+        uid_(NextUid()) {}
   ShapeIds& operator=(const ShapeIds& o) {
     ids_ = o.ids_;
     shapes_ = o.shapes_;
+    key_ids_ = o.key_ids_;
+    zero_keys_ = o.zero_keys_;
     uid_ = NextUid();
     return *this;
   }
 
-  // The number of `s`, given at its first call.
+  // The number of `s`, given at its first call (which numbers its limit-0 key too).
   uint32_t Intern(const Shape& s) {
     auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(shapes_.size() + 1));
-    if (inserted) shapes_.push_back(s);
+    if (inserted) {
+      shapes_.push_back(s);
+      zero_keys_.push_back(InternKey(it->second, 0));
+    }
     return it->second;
   }
+  // The number of the key (shape `id`, `limit`), given at its first call.
+  uint32_t InternKey(uint32_t id, TimeMs limit) {
+    assert(id >= 1 && id <= shapes_.size());
+    return key_ids_.try_emplace({id, limit}, static_cast<uint32_t>(key_ids_.size() + 1))
+        .first->second;
+  }
+  // The number of (shape `id`, limit 0).
+  uint32_t ZeroKey(uint32_t id) const {
+    assert(id >= 1 && id <= shapes_.size());
+    return zero_keys_[id - 1];
+  }
+  // The keys numbered so far (the largest number).
+  size_t keys() const { return key_ids_.size(); }
   // The shape numbered `id` (1 <= id <= size()).
   const Shape& Of(uint32_t id) const {
     assert(id >= 1 && id <= shapes_.size());
@@ -88,6 +117,8 @@ class ShapeIds {
 
   absl::flat_hash_map<Shape, uint32_t, ShapeHash> ids_;
   std::vector<Shape> shapes_;
+  absl::flat_hash_map<std::pair<uint32_t, TimeMs>, uint32_t> key_ids_;
+  std::vector<uint32_t> zero_keys_;  // by shape number - 1
   uint64_t uid_;
 };
 

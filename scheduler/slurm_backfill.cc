@@ -11,7 +11,7 @@
 // keep out waits with Reservation or "ReqNodeNotAvail, Reserved for maintenance".
 #include "scheduler/world_internal.h"
 
-#include "scheduler/shape_limit_set.h"
+#include "scheduler/key_set.h"
 
 #include <algorithm>
 #include <cassert>
@@ -45,7 +45,7 @@ struct ShapeMemo {
 // (ShapeIds::uid): TryPreempt reads only the shape and that state, so until a start, release,
 // node or preemptor-reservation change it fails again.
 struct ScanTables {
-  ShapeLimitSet failed;
+  KeySet failed;
   std::vector<ShapeMemo> memos;
   std::vector<uint64_t> plan_failed;
   uint64_t plan_gen = 1;
@@ -53,7 +53,9 @@ struct ScanTables {
   uint64_t plan_ids = 0;
   uint64_t version = 0;
 
-  void Fit(size_t shapes) {
+  void Fit(const ShapeIds& ids) {
+    failed.Fit(ids.keys());
+    const size_t shapes = ids.size();
     if (memos.size() > shapes) return;
     memos.resize(shapes + 1);
     plan_failed.resize(shapes + 1, 0);
@@ -176,7 +178,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
   } leave{depth};
   auto& failed = tables.failed;
   failed.Clear();
-  tables.Fit(w.ix_.shape_ids.size());
+  tables.Fit(w.ix_.shape_ids);
   uint64_t& version = tables.version;
   ++version;  // the memos of earlier scans are stale
   bool blocked = false;
@@ -227,6 +229,19 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     return true;
   };
+  // The fate of a numbered key whose job has nothing to check before its shape (the fast path
+  // below), `kid` the number of its failed key; nullopt when the slow path must visit it. Reads
+  // the failed keys and the shape's memo, not the Job.
+  auto settled = [&](const PendingKey& e, uint32_t kid) -> std::optional<ScanReason> {
+    if (failed.Contains(kid)) return res ? ScanReason::kPriority : ScanReason::kResources;
+    if (!res) return std::nullopt;
+    const ShapeMemo& m = tables.memos[e.shape_id];
+    if (m.version == version && m.avoid_fits == 0 && m.preempt_failed) {
+      if (m.fits == 0) return ScanReason::kResources;
+      if (m.fits == 1 && end_slot(e.shape.limit) > res->at) return ScanReason::kPriority;
+    }
+    return std::nullopt;
+  };
   for (auto it = pending.begin(); it != pending.end();) {
     if (main_stop && !backfill && only_marks_ahead(it)) {
       const int64_t ahead = static_cast<int64_t>(std::distance(pending.begin(), it));
@@ -251,17 +266,20 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     // A job naming a reservation is judged by it even when none is left (ReservationDeleted).
     const bool resv_rules = advance_resv || pk.shape.names_reservation;
     // The number of Scheduling::ShapeOf(w, j, false), from the key (0: the job shares no
-    // shape), and the limit of its failed key: ShapeOf(w, j, res.has_value()).
+    // shape), and the number of its failed key, ShapeOf(w, j, res.has_value()): the shape with
+    // the job's limit past the reservation, with limit 0 before it.
     uint32_t sid = 0;
+    uint32_t kid = 0;
     if (!resv_rules && pk.shape.groupable) {
       if (pk.shape_id == 0) {
         pk.shape_id = w.ix_.shape_ids.Intern(*JobIndexes::ShapeOfKey(pk));
-        tables.Fit(w.ix_.shape_ids.size());
+        pk.key_id = w.ix_.shape_ids.InternKey(pk.shape_id, pk.shape.limit);
+        tables.Fit(w.ix_.shape_ids);
       }
       sid = pk.shape_id;
+      kid = res ? pk.key_id : w.ix_.shape_ids.ZeroKey(sid);
       assert(w.ix_.shape_ids.Of(sid) == JobIndexes::ShapeOfKey(pk));
     }
-    const TimeMs key_limit = res ? pk.shape.limit : 0;
     // Most of a long walk: a job with nothing to check before its shape (no deadline,
     // dependency, array throttle, accounting gate, reservation rules or preemptor nodes; not
     // the main pass past a blocked job) whose fate this pass already knows. Its key failed, or,
@@ -274,21 +292,8 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         (w.ix_.reservations.empty() || !w.ix_.reservations.count(pk.id))) {
       assert(JobIndexes::ShapeOfKey(pk) ==
              Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
-      std::optional<ScanReason> known;
-      const size_t at = failed.Find(sid, key_limit);
-      if (failed.Holds(at)) {
-        known = res ? ScanReason::kPriority : ScanReason::kResources;
-      } else if (res) {
-        const ShapeMemo& m = tables.memos[sid];
-        if (m.version == version && m.avoid_fits == 0 && m.preempt_failed) {
-          if (m.fits == 0) {
-            known = ScanReason::kResources;
-          } else if (m.fits == 1 && end_slot(pk.shape.limit) > res->at) {
-            known = ScanReason::kPriority;
-          }
-        }
-        if (known) failed.Add(at, sid, key_limit);
-      }
+      const std::optional<ScanReason> known = settled(pk, kid);
+      if (known) failed.Insert(kid);
       if (known) {
         SetReason(w, entry, *known);
         blocked = true;
@@ -357,7 +362,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     // A field added to Shape/ShapeOf must be added to PendingShape too: debug builds check.
     assert(resv_rules || JobIndexes::ShapeOfKey(pk) == Scheduling::ShapeOf(w, j, false));
-    if (sid != 0 && failed.Contains(sid, key_limit)) {
+    if (sid != 0 && failed.Contains(kid)) {
       SetReason(w, entry, res ? ScanReason::kPriority : ScanReason::kResources);
       // block(j) of a groupable job (ShapeOf: no required nodes), without reading its request.
       assert(j.request.required_nodes.empty());
@@ -447,7 +452,7 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     // The main pass reads no reservation (it does not look past a blocked job).
     if (!res && backfill) res = ComputeReservation(w, j, s());
-    if (sid != 0) failed.Insert(sid, key_limit);
+    if (sid != 0) failed.Insert(kid);
     if (pk.shape.groupable) {  // block(j) without reading the request (no required nodes)
       assert(j.request.required_nodes.empty());
       blocked = true;

@@ -1,5 +1,5 @@
-// ShapeIds (scheduler/shape_ids.h): the numbering of limit-less shapes the backfill walk keys
-// its tables by, and what a copy (a world snapshot) keeps of it.
+// ShapeIds (scheduler/shape_ids.h): the numbering of limit-less shapes and of (shape, limit)
+// keys the backfill walk keys its tables by, and what a copy (a world snapshot) keeps of it.
 #include "scheduler/shape_ids.h"
 
 #include "gtest/gtest.h"
@@ -45,6 +45,38 @@ TEST(ShapeIds, ACopyKeepsTheNumbersUnderANewNameAndNumbersOnAlone) {
   EXPECT_NE(c.uid(), before);
   EXPECT_NE(c.uid(), a.uid());
   EXPECT_EQ(c.Of(2), S(2, 8));
+}
+
+TEST(ShapeIds, NumbersEachShapeAndLimitKeyOnceFromOne) {
+  ShapeIds ids;
+  EXPECT_EQ(ids.keys(), 0u);
+  const uint32_t a = ids.Intern(S(1, 8));
+  EXPECT_EQ(ids.keys(), 1u) << "a shape is numbered with its limit-0 key";
+  EXPECT_EQ(ids.ZeroKey(a), 1u);
+  EXPECT_EQ(ids.InternKey(a, 0), 1u);
+  EXPECT_EQ(ids.InternKey(a, 3'600'000), 2u);
+  EXPECT_EQ(ids.InternKey(a, 3'600'000), 2u);
+  const uint32_t b = ids.Intern(S(2, 8));
+  EXPECT_EQ(ids.ZeroKey(b), 3u);
+  EXPECT_EQ(ids.InternKey(b, 3'600'000), 4u) << "one limit, two shapes: two keys";
+  EXPECT_EQ(ids.InternKey(a, 7'200'000), 5u);
+  EXPECT_EQ(ids.Intern(S(1, 8)), a);
+  EXPECT_EQ(ids.keys(), 5u) << "interning a known shape numbers no key";
+}
+
+TEST(ShapeIds, ACopyKeepsTheKeyNumbers) {
+  ShapeIds a;
+  const uint32_t s = a.Intern(S(1, 8));
+  const uint32_t k = a.InternKey(s, 60'000);
+  ShapeIds b = a;
+  EXPECT_EQ(b.InternKey(s, 60'000), k);
+  EXPECT_EQ(b.ZeroKey(s), a.ZeroKey(s));
+  EXPECT_EQ(a.InternKey(s, 120'000), 3u);
+  EXPECT_EQ(b.InternKey(s, 180'000), 3u) << "each numbers its new keys on its own";
+  ShapeIds c;
+  c = b;
+  EXPECT_EQ(c.InternKey(s, 180'000), 3u);
+  EXPECT_EQ(c.keys(), 3u);
 }
 
 }  // namespace shape_ids_test
