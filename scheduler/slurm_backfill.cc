@@ -229,19 +229,6 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
     }
     return true;
   };
-  // The fate of a numbered key whose job has nothing to check before its shape (the fast path
-  // below), `kid` the number of its failed key; nullopt when the slow path must visit it. Reads
-  // the failed keys and the shape's memo, not the Job.
-  auto settled = [&](const PendingKey& e, uint32_t kid) -> std::optional<ScanReason> {
-    if (failed.Contains(kid)) return res ? ScanReason::kPriority : ScanReason::kResources;
-    if (!res) return std::nullopt;
-    const ShapeMemo& m = tables.memos[e.shape_id];
-    if (m.version == version && m.avoid_fits == 0 && m.preempt_failed) {
-      if (m.fits == 0) return ScanReason::kResources;
-      if (m.fits == 1 && end_slot(e.shape.limit) > res->at) return ScanReason::kPriority;
-    }
-    return std::nullopt;
-  };
   for (auto it = pending.begin(); it != pending.end();) {
     if (main_stop && !backfill && only_marks_ahead(it)) {
       const int64_t ahead = static_cast<int64_t>(std::distance(pending.begin(), it));
@@ -292,8 +279,20 @@ bool SlurmBackfill::Scan(World& w, int cluster, bool backfill, bool* left_blocke
         (w.ix_.reservations.empty() || !w.ix_.reservations.count(pk.id))) {
       assert(JobIndexes::ShapeOfKey(pk) ==
              Scheduling::ShapeOf(w, JobIndexes::JobAt(w, pk.id), false));
-      const std::optional<ScanReason> known = settled(pk, kid);
-      if (known) failed.Insert(kid);
+      std::optional<ScanReason> known;
+      if (failed.Contains(kid)) {
+        known = res ? ScanReason::kPriority : ScanReason::kResources;
+      } else if (res) {
+        const ShapeMemo& m = tables.memos[sid];
+        if (m.version == version && m.avoid_fits == 0 && m.preempt_failed) {
+          if (m.fits == 0) {
+            known = ScanReason::kResources;
+          } else if (m.fits == 1 && end_slot(pk.shape.limit) > res->at) {
+            known = ScanReason::kPriority;
+          }
+        }
+        if (known) failed.Insert(kid);
+      }
       if (known) {
         SetReason(w, entry, *known);
         blocked = true;
