@@ -1,5 +1,5 @@
-// Read-only views of jobs the api layer renders: pending orders and queue positions (from the
-// pending sets), node names and placement strings. What a job prints is in job_output.cc.
+// Read-only views of jobs the api layer renders: pending orders, queue positions and the backlog
+// (from the pending sets), node names and placement strings. What a job prints is in job_output.cc.
 #include "scheduler/world_internal.h"
 
 #include <algorithm>
@@ -34,6 +34,13 @@ std::vector<const Job*> World::PendingOrderSlurm(int cluster, int partition) con
     if (partition < 0 || j.partition == partition) out.push_back(&j);
   }
   return out;
+}
+
+int64_t World::QueuedJobs() const {
+  int64_t n = 0;
+  for (const auto& set : ix_.cloudru_pending) n += static_cast<int64_t>(set.size());
+  for (const auto& set : ix_.slurm_pending) n += static_cast<int64_t>(set.size());
+  return n;
 }
 
 std::pair<int64_t, int64_t> World::SlurmPendingVisits(int cluster) const {

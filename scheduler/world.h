@@ -123,6 +123,9 @@ class World {
   void RunSchedulingPass();
   // Number of jobs that are pending, running, completing or restarting.
   int64_t ActiveJobs() const { return ix_.active_jobs; }
+  // Number of jobs in the pending orders the passes walk (eligible, not held), every region and
+  // cluster: the backlog (job_views.cc).
+  int64_t QueuedJobs() const;
   // Output lines a job's runs have printed up to now (every run, in order), with absolute time.
   std::vector<std::pair<TimeMs, std::string>> OutputSoFar(const Job& job) const;
 

@@ -22,7 +22,9 @@
 #   SCHEDEMU_BENCH_MERGE=1         keep the figures of skipped steps from the previous latest.json
 #   SCHEDEMU_BENCH_SKIP=...,scaling  leaves out the replay scaling table (bench/replay_scaling.py:
 #                                  50k..1M jobs of the same trace, us/job per doubling, RSS,
-#                                  simulated days per wall hour); writes replay_scaling.md
+#                                  simulated days per wall hour, the backlog; then a trace at
+#                                  --load 0.8 that the cluster keeps up with); writes
+#                                  replay_scaling.md
 #   SCHEDEMU_BENCH_SKIP=...,limit  leaves out the limit anchor (bench/limit_anchor.py): per
 #                                  hot route our rate against Debian's nginx serving our captured
 #                                  answer as a static file in the same run (installs nginx with

@@ -378,6 +378,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   const Clock::Mode mode = world.clock().mode();
   if (mode != Clock::Mode::kManual) world.clock().SetMode(Clock::Mode::kManual);
 
+  int64_t queued_sum = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const ReplayJob& rj = jobs[i];
     if (rj.gpus > report.total_gpus) {
@@ -388,6 +389,7 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
     if (arrival > world.now()) {
       if (absl::Status s = world.AdvanceTo(arrival); !s.ok()) return s;
     }
+    const int64_t queued = world.QueuedJobs();
     JobRequest req;
     req.env.reserve(rj.exit_code != 0 ? 2 : 1);
     req.env.emplace_back("SCHEDEMU_RUNTIME", absl::StrCat(rj.run_s, "s"));
@@ -446,6 +448,8 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
       continue;
     }
     ++report.submitted;
+    queued_sum += queued;
+    report.queued_at_arrival_max = std::max(report.queued_at_arrival_max, queued);
     if (options.on_progress && (++progress.submitted & 255) == 0) {
       progress.simulated = world.now() - origin;
       options.on_progress(progress);
@@ -484,6 +488,10 @@ absl::StatusOr<ReplayReport> Replay(const WorldConfig& config, std::vector<Repla
   report.scans = world.work().slurm_scans;
   report.scan_visits = world.work().slurm_scan_visits;
   report.preemption_plans = world.work().preemption_plans;
+  if (report.submitted > 0) {
+    report.queued_at_arrival_mean =
+        static_cast<double>(queued_sum) / static_cast<double>(report.submitted);
+  }
   if (first_submit != kNever && last_end > first_submit) {
     report.makespan_s = static_cast<double>(last_end - first_submit) / 1000.0;
   }
@@ -530,6 +538,8 @@ void PrintReplayTable(const ReplayReport& r, const std::string& trace_name,
   row("bounded slowdown", absl::StrFormat("mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f (tau 10 s)",
                                           r.bsld_mean, r.bsld_p50, r.bsld_p90, r.bsld_p99));
   row("preemptions", absl::StrCat(r.preemptions, " (requeues ", r.requeues, ")"));
+  row("backlog", absl::StrFormat("%.1f jobs queued at a job's arrival on average, %d at most",
+                                 r.queued_at_arrival_mean, r.queued_at_arrival_max));
   row("scheduling work", absl::StrCat(r.scans, " pass walks examined ", r.scan_visits,
                                       " pending jobs; ", r.preemption_plans, " victim searches"));
   double jobs_per_s = r.wall_total_s > 0 ? static_cast<double>(r.submitted) / r.wall_total_s : 0;
@@ -571,6 +581,8 @@ std::string ReplayReportJson(const ReplayReport& r, const std::string& trace_nam
   j["events_logged"] = r.events_logged;
   j["work"] = {
       {"scans", r.scans}, {"scan_visits", r.scan_visits}, {"preemption_plans", r.preemption_plans}};
+  j["backlog"] = {{"queued_at_arrival_mean", r.queued_at_arrival_mean},
+                  {"queued_at_arrival_max", r.queued_at_arrival_max}};
   j["wall_s"] = {
       {"total", r.wall_total_s}, {"read", r.wall_parse_s}, {"simulate", r.wall_simulate_s}};
   j["peak_rss_kib"] = r.peak_rss_kib;

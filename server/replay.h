@@ -94,6 +94,10 @@ struct ReplayReport {
   // The scheduling work the trace asked for (World::Work): Slurm pass walks, the pending jobs
   // they examined, victim searches.
   int64_t scans = 0, scan_visits = 0, preemption_plans = 0;
+  // The backlog each trace job met: the jobs queued (World::QueuedJobs) when it arrived, before
+  // its own submit; their mean and maximum over the submitted jobs.
+  double queued_at_arrival_mean = 0;
+  int64_t queued_at_arrival_max = 0;
   double wall_parse_s = 0, wall_simulate_s = 0, wall_total_s = 0;
   int64_t peak_rss_kib = 0;
   int64_t baseline_rss_kib = 0;  // before the trace was read

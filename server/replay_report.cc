@@ -61,6 +61,10 @@ std::vector<report::SummaryRow> ReplaySummaryRows(const ReplayReport& r,
               absl::StrFormat("%.2f", r.bsld_p99));
   rows.Count("preemptions", "preemptions", r.preemptions);
   rows.Count("requeues", "requeues", r.requeues);
+  rows.Number("backlog.queued_at_arrival_mean", "jobs queued at an arrival, mean",
+              r.queued_at_arrival_mean, absl::StrFormat("%.1f", r.queued_at_arrival_mean));
+  rows.Count("backlog.queued_at_arrival_max", "jobs queued at an arrival, max",
+             r.queued_at_arrival_max);
   return out;
 }
 

@@ -157,6 +157,23 @@ TEST(ReplayTest, WholeClusterJobsQueueOneAfterAnother) {
   EXPECT_NEAR(r["bounded_slowdown"]["p99"].get<double>(), 4.04, 0.1);
 }
 
+TEST(ReplayTest, TheBacklogIsTheJobsQueuedAsEachJobArrives) {
+  // Whole-cluster jobs of 100 s arriving 10 s apart: the first finds an empty queue and starts,
+  // the second finds the first running (queue 0), the third finds the second waiting (1), the
+  // fourth the second and third (2).
+  std::string trace = "; MaxProcs: 32\n";
+  for (int i = 1; i <= 4; ++i) trace += SwfLine(i, (i - 1) * 10, 100, 32, 200);
+  nlohmann::json r = ReplayJson({WriteTemp("backlog.swf", trace)});
+  EXPECT_EQ(r["backlog"]["queued_at_arrival_max"], 2) << r.dump();
+  EXPECT_DOUBLE_EQ(r["backlog"]["queued_at_arrival_mean"].get<double>(), (0 + 0 + 1 + 2) / 4.0);
+  // Spread out so that none waits: no backlog.
+  std::string spread;
+  for (int i = 1; i <= 4; ++i) spread += SwfLine(i, (i - 1) * 1000, 100, 32, 200);
+  nlohmann::json idle = ReplayJson({WriteTemp("nobacklog.swf", spread)});
+  EXPECT_EQ(idle["backlog"]["queued_at_arrival_max"], 0) << idle.dump();
+  EXPECT_EQ(idle["backlog"]["queued_at_arrival_mean"].get<double>(), 0.0);
+}
+
 TEST(ReplayTest, IdleGapsLowerUtilisation) {
   // One 8-GPU job of 100 s at t=0 and one at t=900: 2 x 800 GPU-s used over ~1000 s x 32 GPUs.
   std::string trace = SwfLine(1, 0, 100, 8, 200) + SwfLine(2, 900, 100, 8, 200);
@@ -189,6 +206,7 @@ TEST(ReplayTest, TableFormatIsTheDefault) {
   EXPECT_THAT(r.out, HasSubstr("bounded slowdown"));
   EXPECT_THAT(r.out, HasSubstr("preemptions"));
   EXPECT_THAT(r.out, HasSubstr("peak RSS"));
+  EXPECT_THAT(r.out, HasSubstr("jobs queued at a job's arrival"));
   EXPECT_THAT(r.out, HasSubstr("submitted 49"));
 }
 
