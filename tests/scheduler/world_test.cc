@@ -266,5 +266,30 @@ TEST(WorldSnapshot, CopyIsIndependent) {
   EXPECT_EQ(snap.events().size(), w.events().size());
 }
 
+// QueuedJobs: the jobs in the pending orders the passes walk, of every dialect: not the running
+// ones, not a held one.
+TEST(WorldBacklog, QueuedJobsAreThePendingOrdersOfEveryDialect) {
+  World s = MakeWorld(SlurmConfig());
+  EXPECT_EQ(s.QueuedJobs(), 0);
+  MustSubmit(s, SlurmJob("alice", "high", 4, 8));  // the whole cluster
+  JobId b = MustSubmit(s, SlurmJob("alice", "high", 1, 8));
+  JobId c = MustSubmit(s, SlurmJob("bob", "high", 1, 8));
+  s.RunSchedulingPass();
+  EXPECT_EQ(s.ActiveJobs(), 3);
+  EXPECT_EQ(s.QueuedJobs(), 2);
+  ASSERT_TRUE(s.HoldJob(c).ok());
+  EXPECT_EQ(s.QueuedJobs(), 1);
+  Advance(s, FromSeconds(400));  // the first ends; b starts, c stays held
+  EXPECT_EQ(J(s, b).state, JobState::kRunning);
+  EXPECT_EQ(s.QueuedJobs(), 0);
+
+  World r = MakeWorld(CloudRuConfig());
+  FillLeavingTwo(r, kWsA);
+  EXPECT_EQ(r.QueuedJobs(), 0);
+  MustSubmit(r, CloudRuJob(kWsA, "a100.8gpu.128C.1952G", 1, "medium"));
+  r.RunSchedulingPass();
+  EXPECT_EQ(r.QueuedJobs(), 1);
+}
+
 }  // namespace
 }  // namespace schedemu::testing
