@@ -63,22 +63,6 @@ struct ShapeHash {
 // (the failed preemption plans) is valid for one uid only.
 class ShapeIds {
  public:
-  ShapeIds() : uid_(NextUid()) {}
-  ShapeIds(const ShapeIds& o)
-      : ids_(o.ids_),
-        shapes_(o.shapes_),
-        key_ids_(o.key_ids_),
-        zero_keys_(o.zero_keys_),
-        uid_(NextUid()) {}
-  ShapeIds& operator=(const ShapeIds& o) {
-    ids_ = o.ids_;
-    shapes_ = o.shapes_;
-    key_ids_ = o.key_ids_;
-    zero_keys_ = o.zero_keys_;
-    uid_ = NextUid();
-    return *this;
-  }
-
   // The number of `s`, given at its first call (which numbers its limit-0 key too).
   uint32_t Intern(const Shape& s) {
     auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(shapes_.size() + 1));
@@ -107,19 +91,30 @@ class ShapeIds {
     return shapes_[id - 1];
   }
   size_t size() const { return shapes_.size(); }
-  uint64_t uid() const { return uid_; }
+  uint64_t uid() const { return uid_.v; }
 
  private:
-  static uint64_t NextUid() {
-    static std::atomic<uint64_t> next{0};
-    return ++next;
-  }
+  // A number of its own per object: a copy, a move or an assignment takes a new one, so the
+  // numbering's other members copy as they are.
+  struct Uid {
+    uint64_t v = Next();
+    Uid() = default;
+    Uid(const Uid&) : v(Next()) {}
+    Uid& operator=(const Uid&) {
+      v = Next();
+      return *this;
+    }
+    static uint64_t Next() {
+      static std::atomic<uint64_t> next{0};
+      return ++next;
+    }
+  };
 
   absl::flat_hash_map<Shape, uint32_t, ShapeHash> ids_;
   std::vector<Shape> shapes_;
   absl::flat_hash_map<std::pair<uint32_t, TimeMs>, uint32_t> key_ids_;
   std::vector<uint32_t> zero_keys_;  // by shape number - 1
-  uint64_t uid_;
+  Uid uid_;
 };
 
 }  // namespace schedemu

@@ -269,7 +269,7 @@ SCHEDEMU_IMAGE_SIZE(Event, 88);
 SCHEDEMU_IMAGE_SIZE(TimedEvent, 40);
 SCHEDEMU_IMAGE_SIZE(TimerQueue, 72);  // buried_, bury_at_: derived, not in the image
 SCHEDEMU_IMAGE_SIZE(PendingShape, 40);
-SCHEDEMU_IMAGE_SIZE(PendingKey, 80);     // reason, shape_id: derived, not in the image
+SCHEDEMU_IMAGE_SIZE(PendingKey, 80);     // reason, shape_id, key_id: derived, not in the image
 SCHEDEMU_IMAGE_SIZE(WorldIndexes, 688);  // placement_epoch, victims_by_prio, shape_ids: derived
 SCHEDEMU_IMAGE_SIZE(World::Counters, 72);
 SCHEDEMU_IMAGE_SIZE(World, 4112);  // cloudru_memo_ and work_ are derived: not in the image
